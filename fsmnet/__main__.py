@@ -1,0 +1,3 @@
+from fsmnet.cli import run
+
+run()

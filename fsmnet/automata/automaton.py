@@ -1,0 +1,377 @@
+"""The immutable, validated :class:`Automaton` (a deterministic Moore machine).
+
+States and symbols are numbered ``0..n-1`` internally; their names are kept
+for display and for spec files.  The transition table is an int array
+``delta[symbol, state]`` so that running a word is one gather per symbol.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from fsmnet.errors import SpecError
+
+Label = Hashable
+"""An output label: ``True``/``False`` for acceptors, or any JSON scalar."""
+
+
+class Automaton:
+    """A deterministic Moore machine (Q, Σ, δ, q0, λ), or a semiautomaton.
+
+    Parameters
+    ----------
+    delta
+        Integer array of shape ``(n_symbols, n_states)``;
+        ``delta[a, q]`` is the state reached from ``q`` on symbol ``a``.
+    symbols
+        Names of the input symbols, in index order (distinct strings).
+    states
+        Names of the states, in index order (distinct strings).
+        Defaults to ``"0", "1", ...``.
+    initial
+        Index of the initial state, or ``None`` for a semiautomaton.
+    outputs
+        One output label per state (``True``/``False`` for an acceptor), or
+        ``None`` for a semiautomaton.
+    name, description
+        Free text.
+
+    Raises
+    ------
+    SpecError
+        If any part is inconsistent (wrong shape, out-of-range targets,
+        duplicate names, empty alphabet, ...).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> parity = Automaton(delta=np.array([[1, 0]]), symbols=("a",),
+    ...                    initial=0, outputs=(True, False), name="parity")
+    >>> parity.accepts(["a", "a"])
+    True
+    """
+
+    __slots__ = (
+        "_delta",
+        "_symbols",
+        "_states",
+        "_initial",
+        "_outputs",
+        "_name",
+        "_description",
+        "_symbol_index",
+        "_labels",
+        "_output_ids",
+    )
+
+    def __init__(
+        self,
+        *,
+        delta: np.ndarray | Sequence[Sequence[int]],
+        symbols: Sequence[str],
+        states: Sequence[str] | None = None,
+        initial: int | None = 0,
+        outputs: Sequence[Label] | None = None,
+        name: str = "",
+        description: str = "",
+    ) -> None:
+        src = f"<automaton {name}>" if name else "<automaton>"
+        table = np.asarray(delta)
+        if table.ndim != 2:
+            raise SpecError("delta must be a 2-D table [symbol, state]", source=src,
+                            field="delta", value=table.shape)
+        if table.shape[0] == 0:
+            raise SpecError("the input alphabet is empty", source=src,
+                            field="input_symbols", value=[])
+        if table.shape[1] == 0:
+            raise SpecError("an automaton needs at least one state", source=src,
+                            field="states", value=[])
+        if not np.issubdtype(table.dtype, np.integer):
+            raise SpecError("delta must hold integers", source=src, field="delta",
+                            value=str(table.dtype))
+        k, n = table.shape
+        if table.min() < 0 or table.max() >= n:
+            raise SpecError("a transition targets a state out of range", source=src,
+                            field="delta", value=int(table.max()))
+        symbols = tuple(symbols)
+        states = tuple(str(i) for i in range(n)) if states is None else tuple(states)
+        _check_names(symbols, k, "input_symbols", src)
+        _check_names(states, n, "states", src)
+        if initial is not None:
+            if isinstance(initial, bool) or not 0 <= int(initial) < n:
+                raise SpecError("initial state out of range", source=src,
+                                field="initial_state", value=initial)
+            initial = int(initial)
+        if outputs is not None:
+            outputs = tuple(outputs)
+            if len(outputs) != n:
+                raise SpecError(f"need one output per state ({n})", source=src,
+                                field="outputs", value=len(outputs))
+            for lab in outputs:
+                if not isinstance(lab, (bool, int, str)):
+                    raise SpecError("output labels must be bool, int or str", source=src,
+                                    field="outputs", value=lab)
+        self._delta = np.ascontiguousarray(table, dtype=np.int64)
+        self._delta.setflags(write=False)
+        self._symbols = symbols
+        self._states = states
+        self._initial = initial
+        self._outputs = outputs
+        self._name = str(name)
+        self._description = str(description)
+        self._symbol_index = {s: i for i, s in enumerate(symbols)}
+        if outputs is None:
+            self._labels: tuple[Label, ...] = ()
+            self._output_ids = np.zeros(0, dtype=np.int64)
+        else:
+            self._labels = _ordered_labels(outputs)
+            pos = {_key(lab): i for i, lab in enumerate(self._labels)}
+            self._output_ids = np.array([pos[_key(o)] for o in outputs], dtype=np.int64)
+        self._output_ids.setflags(write=False)
+
+    # ----------------------------------------------------------------- fields
+    @property
+    def delta(self) -> np.ndarray:
+        """Read-only int64 array ``delta[symbol, state]``."""
+        return self._delta
+
+    @property
+    def symbols(self) -> tuple[str, ...]:
+        return self._symbols
+
+    @property
+    def states(self) -> tuple[str, ...]:
+        return self._states
+
+    @property
+    def initial(self) -> int | None:
+        return self._initial
+
+    @property
+    def outputs(self) -> tuple[Label, ...] | None:
+        return self._outputs
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def description(self) -> str:
+        return self._description
+
+    @property
+    def n_states(self) -> int:
+        return int(self._delta.shape[1])
+
+    @property
+    def n_symbols(self) -> int:
+        return int(self._delta.shape[0])
+
+    @property
+    def is_semiautomaton(self) -> bool:
+        """True when there is no initial state or no outputs."""
+        return self._initial is None or self._outputs is None
+
+    @property
+    def is_acceptor(self) -> bool:
+        """True when every output label is a ``bool``."""
+        return self._outputs is not None and all(isinstance(o, bool) for o in self._outputs)
+
+    @property
+    def labels(self) -> tuple[Label, ...]:
+        """The distinct output labels, in a fixed order (``False`` before ``True``)."""
+        return self._labels
+
+    @property
+    def output_ids(self) -> np.ndarray:
+        """For each state, the index of its label in :attr:`labels`."""
+        return self._output_ids
+
+    # -------------------------------------------------------------- running
+    def symbol_index(self, symbol: str) -> int:
+        """Index of a symbol name; raises ``SpecError`` for an unknown symbol."""
+        try:
+            return self._symbol_index[symbol]
+        except (KeyError, TypeError):
+            raise SpecError("symbol not in the input alphabet", source=self._src(),
+                            field="word", value=symbol) from None
+
+    def encode(self, word: Iterable[str] | str) -> np.ndarray:
+        """Turn a word (a sequence of symbol names) into an int64 index array.
+
+        A plain string is split into characters when every symbol is one
+        character long; otherwise pass a list of names.
+        """
+        if isinstance(word, str):
+            if not all(len(s) == 1 for s in self._symbols):
+                raise SpecError("symbols have several characters: pass a list of symbol names",
+                                source=self._src(), field="word", value=word)
+            word = list(word)
+        return np.fromiter((self.symbol_index(s) for s in word), dtype=np.int64)
+
+    def decode(self, indices: Iterable[int]) -> list[str]:
+        """Symbol names of an index sequence."""
+        return [self._symbols[int(i)] for i in indices]
+
+    def run(self, word: Iterable[int] | np.ndarray, start: int | None = None) -> int:
+        """State reached from ``start`` (default: the initial state) on a word of indices."""
+        q = self._start(start)
+        d = self._delta
+        for a in np.asarray(list(word) if not isinstance(word, np.ndarray) else word,
+                            dtype=np.int64):
+            q = int(d[a, q])
+        return q
+
+    def trace(self, word: Iterable[int] | np.ndarray, start: int | None = None) -> np.ndarray:
+        """States after each prefix of the word, the empty prefix included (length n+1)."""
+        q = self._start(start)
+        w = np.asarray(list(word) if not isinstance(word, np.ndarray) else word, dtype=np.int64)
+        out = np.empty(len(w) + 1, dtype=np.int64)
+        out[0] = q
+        d = self._delta
+        for t, a in enumerate(w):
+            q = int(d[a, q])
+            out[t + 1] = q
+        return out
+
+    def output(self, state: int) -> Label:
+        """The label λ(state)."""
+        if self._outputs is None:
+            raise SpecError("a semiautomaton has no outputs", source=self._src(),
+                            field="outputs", value=None)
+        return self._outputs[state]
+
+    def output_of(self, word: Iterable[str] | str) -> Label:
+        """λ(δ(q0, word)) for a word of symbol names."""
+        return self.output(self.run(self.encode(word)))
+
+    def accepts(self, word: Iterable[str] | str) -> bool:
+        """True when an acceptor ends in a state labelled ``True``."""
+        return self.output_of(word) is True
+
+    # ---------------------------------------------------------- derivations
+    def replace(self, **changes: Any) -> Automaton:
+        """A copy with some constructor fields changed (validated again)."""
+        fields = dict(delta=self._delta, symbols=self._symbols, states=self._states,
+                      initial=self._initial, outputs=self._outputs, name=self._name,
+                      description=self._description)
+        fields.update(changes)
+        return Automaton(**fields)
+
+    def reachable_states(self) -> list[int]:
+        """States reachable from the initial state (all states of a semiautomaton)."""
+        if self._initial is None:
+            return list(range(self.n_states))
+        seen = [False] * self.n_states
+        seen[self._initial] = True
+        order = [self._initial]
+        for q in order:
+            for a in range(self.n_symbols):
+                r = int(self._delta[a, q])
+                if not seen[r]:
+                    seen[r] = True
+                    order.append(r)
+        return sorted(order)
+
+    def restrict(self, keep: Sequence[int]) -> Automaton:
+        """The sub-automaton on states ``keep`` (which must be closed under δ)."""
+        keep = list(keep)
+        new = {q: i for i, q in enumerate(keep)}
+        try:
+            table = np.vectorize(new.__getitem__, otypes=[np.int64])(self._delta[:, keep])
+        except KeyError as exc:
+            raise SpecError("restricted state set is not closed under transitions",
+                            source=self._src(), field="states", value=exc.args[0]) from None
+        return self.replace(
+            delta=table,
+            states=[self._states[q] for q in keep],
+            initial=None if self._initial is None else new[self._initial],
+            outputs=None if self._outputs is None else [self._outputs[q] for q in keep],
+        )
+
+    def minimal(self) -> Automaton:
+        """The minimal equivalent Moore machine (see :mod:`fsmnet.automata.minimize`)."""
+        from fsmnet.automata.minimize import minimize
+
+        return minimize(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The spec-file form (automata-lib field names, plus ``outputs``)."""
+        d: dict[str, Any] = {"name": self._name} if self._name else {}
+        if self._description:
+            d["description"] = self._description
+        d["states"] = list(self._states)
+        d["input_symbols"] = list(self._symbols)
+        d["transitions"] = {
+            s: {a: self._states[int(self._delta[i, j])] for i, a in enumerate(self._symbols)}
+            for j, s in enumerate(self._states)
+        }
+        if self._initial is not None:
+            d["initial_state"] = self._states[self._initial]
+        if self._outputs is not None:
+            if self.is_acceptor:
+                d["final_states"] = [s for s, o in zip(self._states, self._outputs) if o]
+            else:
+                d["outputs"] = dict(zip(self._states, self._outputs))
+        return d
+
+    # ------------------------------------------------------------ protocol
+    def __eq__(self, other: object) -> bool:
+        """Structural equality (same table, names, outputs); not language equivalence."""
+        if not isinstance(other, Automaton):
+            return NotImplemented
+        return (
+            np.array_equal(self._delta, other._delta)
+            and self._symbols == other._symbols
+            and self._states == other._states
+            and self._initial == other._initial
+            and self._outputs == other._outputs
+        )
+
+    def __hash__(self) -> int:
+        return hash((self._delta.tobytes(), self._symbols, self._states, self._initial,
+                     self._outputs))
+
+    def __repr__(self) -> str:
+        kind = "semiautomaton" if self.is_semiautomaton else (
+            "acceptor" if self.is_acceptor else f"Moore machine, {len(self._labels)} labels")
+        nm = f" {self._name!r}" if self._name else ""
+        return f"<Automaton{nm}: {self.n_states} states, {self.n_symbols} symbols, {kind}>"
+
+    # ------------------------------------------------------------- helpers
+    def _src(self) -> str:
+        return f"<automaton {self._name}>" if self._name else "<automaton>"
+
+    def _start(self, start: int | None) -> int:
+        if start is not None:
+            return int(start)
+        if self._initial is None:
+            raise SpecError("a semiautomaton has no initial state: pass start=",
+                            source=self._src(), field="initial_state", value=None)
+        return self._initial
+
+
+def _check_names(names: tuple[str, ...], count: int, field: str, src: str) -> None:
+    if len(names) != count:
+        raise SpecError(f"expected {count} names", source=src, field=field, value=len(names))
+    seen: set[str] = set()
+    for nm in names:
+        if not isinstance(nm, str):
+            raise SpecError("names must be strings", source=src, field=field, value=nm)
+        if nm in seen:
+            raise SpecError("duplicate name", source=src, field=field, value=nm)
+        seen.add(nm)
+
+
+def _key(label: Label) -> Label:
+    # True == 1 in Python: keep bools and ints apart in the label index.
+    return (type(label).__name__, label)
+
+
+def _ordered_labels(outputs: tuple[Label, ...]) -> tuple[Label, ...]:
+    distinct = {_key(o): o for o in outputs}
+    order = sorted(distinct, key=lambda k: (k[0], str(k[1])) if k[0] != "int" else (k[0], k[1]))
+    return tuple(distinct[k] for k in order)

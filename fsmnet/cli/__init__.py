@@ -1,0 +1,97 @@
+"""The ``fsmnet`` command line: thin argument parsing over the library.
+
+Each sub-command lives in its own module of this package and exposes
+``register(subparsers)``; the handler it installs returns the exit code.
+Exit codes: 0 success / proved, 1 refuted, 2 bad input, 3 unknown.
+Any :class:`~fsmnet.errors.FsmnetError` becomes one line on stderr and exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from fsmnet.errors import FsmnetError
+
+# Sub-command modules, in the order ``--help`` lists them.  A module that is
+# not there yet (its issue has not landed) is simply skipped.
+COMMANDS = (
+    "info",
+    "compile",
+    "verify",
+    "check",
+    "fuzz",
+    "expressivity",
+    "decompose",
+    "run",
+    "hierarchy",
+)
+
+EXIT_OK, EXIT_REFUTED, EXIT_BAD_INPUT, EXIT_UNKNOWN = 0, 1, 2, 3
+
+_EPILOG = """\
+SPEC is a spec file (JSON or YAML, automata-lib field names) or a built-in
+family, e.g. parity, modcount:5, modadd:7, symmetric:5, random:n=20,k=3,seed=1.
+See 'fsmnet info --help' for the list of families.
+
+Examples:
+  fsmnet info parity
+  fsmnet info symmetric:5 --json
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        # argparse's usage errors are bad input too: one line, exit code 2.
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="fsmnet",
+        description="Compile automata into exact recurrent networks, run them on long "
+        "inputs, prove them equal to the automaton, and decide what each "
+        "architecture can express.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    from fsmnet import __version__
+
+    parser.add_argument("--version", action="version", version=f"fsmnet {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"fsmnet.cli.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"fsmnet.cli.{name}":
+                continue
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``fsmnet`` command; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "handler", None) is None:
+        parser.print_help()
+        return EXIT_BAD_INPUT
+    try:
+        return int(args.handler(args))
+    except FsmnetError as exc:
+        print(f"fsmnet: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+        print(f"fsmnet: error: {exc.filename}: {exc.strerror}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("fsmnet: interrupted", file=sys.stderr)
+        return 130
+
+
+def run() -> None:
+    """Console-script wrapper: exit with :func:`main`'s code."""
+    sys.exit(main())
