@@ -1,0 +1,72 @@
+"""Semantics of the full and CP-factored bilinear RNNs (DESIGN.md §4).
+
+Both have h_t = A(x_t) h_{t-1} with A linear in the input and no additive
+term, so the state is scale-invariant and a one-hot input picks one matrix.
+
+Tensors
+-------
+bilinear-full
+    ``W`` (H, H, |Σ|): ``W[:, :, σ]`` is A(e_σ); ``h0`` (H); ``readout`` (C, H).
+bilinear-cp
+    ``U`` (H, R), ``V`` (|Σ|, R), ``Z`` (H, R): A(x) = U diag(Vᵀx) Zᵀ, so
+    A(e_σ) = U diag(V[σ]) Zᵀ; ``h0`` and ``readout`` as above.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from fsmnet.nets.linear import LinearRecurrence, to_fractions
+from fsmnet.nets.semantics import require_tensor
+
+if TYPE_CHECKING:
+    from fsmnet.nets.network import Network
+
+
+class FullBilinear(LinearRecurrence):
+    """A(x) = Σ_k W[:, :, k] x_k."""
+
+    arch = "bilinear-full"
+
+    def validate_tensors(self, params: Mapping[str, np.ndarray], n_symbols: int,
+                         source: str) -> int:
+        w = require_tensor(params, "W", (None, None, n_symbols), source)
+        if w.shape[0] != w.shape[1]:
+            require_tensor(params, "W", (w.shape[0], w.shape[0], n_symbols), source)
+        return int(w.shape[0])
+
+    def matrices_float(self, net: Network) -> np.ndarray:
+        return np.ascontiguousarray(np.moveaxis(net.params["W"], 2, 0))
+
+
+class CPBilinear(LinearRecurrence):
+    """A(x) = U diag(Vᵀx) Zᵀ, a rank-R CP factorization of the full tensor."""
+
+    arch = "bilinear-cp"
+
+    def validate_tensors(self, params: Mapping[str, np.ndarray], n_symbols: int,
+                         source: str) -> int:
+        u = require_tensor(params, "U", (None, None), source)
+        hidden, rank = u.shape
+        require_tensor(params, "V", (n_symbols, rank), source)
+        require_tensor(params, "Z", (hidden, rank), source)
+        return int(hidden)
+
+    def matrices_float(self, net: Network) -> np.ndarray:
+        p = net.params
+        return np.einsum("ir,sr,jr->sij", p["U"], p["V"], p["Z"])
+
+    def matrices_exact(self, net: Network) -> np.ndarray:
+        p = net.params
+        u, v, z = (to_fractions(p[k]) for k in ("U", "V", "Z"))
+        return np.array([(u * v[s]).dot(z.T) for s in range(v.shape[0])], dtype=object)
+
+    def rank(self, net: Network) -> int:
+        return int(net.params["U"].shape[1])
+
+
+FULL = FullBilinear()
+CP = CPBilinear()

@@ -1,0 +1,105 @@
+"""Shared semantics of every architecture whose step is h_t = A(x_t) h_{t-1}.
+
+Bilinear (full, CP, block, diagonal), DeltaProduct and fixed-point networks all
+reduce, for one-hot inputs, to one matrix per symbol.  Subclasses say how to
+build those matrices from their tensors; stepping, projective renormalization,
+the argmax readout, exact arithmetic and the torch module live here once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from fsmnet.nets.semantics import require_tensor
+
+if TYPE_CHECKING:
+    from fsmnet.nets.network import Network
+
+
+def to_fractions(array: np.ndarray) -> np.ndarray:
+    """Exact rational copy of a float array (every float64 is a rational)."""
+    flat = [Fraction(float(x)) for x in np.asarray(array, dtype=np.float64).ravel()]
+    return np.array(flat, dtype=object).reshape(np.shape(array))
+
+
+def normalize(h: np.ndarray) -> np.ndarray:
+    """Divide by the largest absolute entry: a positive rescaling, so no readout
+    (argmax of a linear map) changes, and nothing over- or underflows."""
+    scale = max((abs(x) for x in h.ravel()), default=0)
+    if scale == 0:
+        return h
+    return h / scale
+
+
+class LinearRecurrence:
+    """Base semantics: per-symbol matrices, initial vector, linear argmax readout.
+
+    Subclasses set ``arch`` and implement :meth:`matrices_float` (shape
+    ``(n_symbols, H, H)``) and :meth:`validate_tensors`; they may override
+    :meth:`matrices_exact` when the float tensors are not the exact weights.
+    """
+
+    arch = "linear"
+
+    # ---------------------------------------------------------------- hooks
+    def validate_tensors(self, params: Mapping[str, np.ndarray], n_symbols: int,
+                         source: str) -> int:
+        """Check the architecture's own tensors; return the hidden size H."""
+        raise NotImplementedError
+
+    def matrices_float(self, net: Network) -> np.ndarray:
+        raise NotImplementedError
+
+    def matrices_exact(self, net: Network) -> np.ndarray:
+        """Exact per-symbol matrices (object arrays of Fractions by default)."""
+        return to_fractions(self.matrices_float(net))
+
+    # ------------------------------------------------------------ protocol
+    def validate(self, params: Mapping[str, np.ndarray], n_symbols: int, n_labels: int,
+                 source: str) -> None:
+        hidden = self.validate_tensors(params, n_symbols, source)
+        require_tensor(params, "h0", (hidden,), source)
+        require_tensor(params, "readout", (n_labels, hidden), source)
+
+    def hidden_size(self, net: Network) -> int:
+        return int(net.params["h0"].shape[0])
+
+    def matrices(self, net: Network, exact: bool) -> np.ndarray:
+        if exact:
+            return net.cached("matrices_exact", lambda: self.matrices_exact(net))
+        return net.cached("matrices_float", lambda: self.matrices_float(net))
+
+    def initial_state(self, net: Network, exact: bool) -> np.ndarray:
+        h0 = net.params["h0"]
+        return to_fractions(h0) if exact else np.array(h0, dtype=np.float64)
+
+    def step(self, net: Network, state: np.ndarray, symbol: int, exact: bool) -> np.ndarray:
+        return normalize(self.matrices(net, exact)[symbol].dot(state))
+
+    def readout_matrix(self, net: Network, exact: bool) -> np.ndarray:
+        if exact:
+            return net.cached("readout_exact", lambda: to_fractions(net.params["readout"]))
+        return net.params["readout"]
+
+    def readout(self, net: Network, state: np.ndarray, exact: bool) -> int:
+        scores = self.readout_matrix(net, exact).dot(state)
+        return int(np.argmax(scores)) if not exact else _argmax_exact(scores)
+
+    # --------------------------------------------------------------- torch
+    def torch_module(self, net: Network) -> Any:
+        from fsmnet.nets.torch_linear import LinearRecurrenceModule
+
+        return LinearRecurrenceModule(self.matrices_float(net), net.params["h0"],
+                                      net.params["readout"])
+
+
+def _argmax_exact(scores: np.ndarray) -> int:
+    best = 0
+    for i in range(1, len(scores)):
+        if scores[i] > scores[best]:
+            best = i
+    return best

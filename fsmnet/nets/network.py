@@ -1,0 +1,243 @@
+"""The :class:`Network` object: named numpy arrays plus metadata, and its file format.
+
+Files are safetensors with a JSON metadata header (docs/formats.md).  Loading
+never unpickles anything: safetensors holds raw tensors only, and the header is
+plain JSON that is validated field by field.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from fsmnet.errors import NetworkFileError
+from fsmnet.nets.semantics import Semantics, semantics_for
+
+FORMAT_NAME = "fsmnet-network"
+FORMAT_VERSION = 1
+
+
+class Network:
+    """A compiled (or user-supplied) recurrent network.
+
+    Parameters
+    ----------
+    arch
+        Stable architecture id, e.g. ``"bilinear-full"`` (DESIGN.md §4).
+    params
+        Tensor name -> numpy array; what they mean is the architecture's
+        :class:`~fsmnet.nets.semantics.Semantics`.  Arrays are copied and frozen.
+    symbols
+        Input alphabet, in symbol-index order.
+    labels
+        Output labels, in readout-index order (bool, int or str).
+    options
+        The compile options and facts worth keeping (JSON values).
+    exact
+        An exact description of irrational weights (JSON), or ``None`` when the
+        float64 tensors are exact as they are.
+    name
+        Free text, usually the SPEC the network was compiled from.
+    """
+
+    __slots__ = ("_arch", "_params", "_symbols", "_labels", "_options", "_exact", "_name",
+                 "_semantics", "_cache")
+
+    def __init__(
+        self,
+        *,
+        arch: str,
+        params: Mapping[str, np.ndarray],
+        symbols: Sequence[str],
+        labels: Sequence[Any],
+        options: Mapping[str, Any] | None = None,
+        exact: Mapping[str, Any] | None = None,
+        name: str = "",
+        source: str = "<network>",
+    ) -> None:
+        self._semantics: Semantics = semantics_for(arch, source)
+        # Derived data the semantics compute once (e.g. exact matrices); the
+        # network is immutable, so the cache never goes stale.
+        self._cache: dict[str, Any] = {}
+        frozen: dict[str, np.ndarray] = {}
+        for key, value in params.items():
+            arr = np.array(value, copy=True)
+            arr.setflags(write=False)
+            frozen[str(key)] = arr
+        self._arch = arch
+        self._params = frozen
+        self._symbols = tuple(symbols)
+        self._labels = tuple(labels)
+        self._options = dict(options or {})
+        self._exact = None if exact is None else dict(exact)
+        self._name = name
+        if not self._symbols:
+            raise NetworkFileError(f"{source}: field 'symbols': the alphabet is empty")
+        if not self._labels:
+            raise NetworkFileError(f"{source}: field 'labels': there are no output labels")
+        self._semantics.validate(self._params, len(self._symbols), len(self._labels), source)
+
+    # ----------------------------------------------------------------- fields
+    @property
+    def arch(self) -> str:
+        return self._arch
+
+    @property
+    def params(self) -> dict[str, np.ndarray]:
+        """Tensor name -> read-only numpy array."""
+        return dict(self._params)
+
+    @property
+    def symbols(self) -> tuple[str, ...]:
+        return self._symbols
+
+    @property
+    def labels(self) -> tuple[Any, ...]:
+        return self._labels
+
+    @property
+    def options(self) -> dict[str, Any]:
+        return dict(self._options)
+
+    @property
+    def exact(self) -> dict[str, Any] | None:
+        return None if self._exact is None else dict(self._exact)
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def semantics(self) -> Semantics:
+        return self._semantics
+
+    def cached(self, key: str, compute: Any) -> Any:
+        """``compute()`` once per network and key (used by the semantics)."""
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
+
+    @property
+    def hidden_size(self) -> int:
+        return self._semantics.hidden_size(self)
+
+    @property
+    def n_params(self) -> int:
+        """Total number of scalars in all tensors."""
+        return int(sum(a.size for a in self._params.values()))
+
+    def with_params(self, **arrays: np.ndarray) -> Network:
+        """A copy with some tensors replaced, validated again.
+
+        ``exact`` is dropped: new weights have no known exact description.
+        """
+        merged = dict(self._params)
+        merged.update(arrays)
+        return Network(arch=self._arch, params=merged, symbols=self._symbols,
+                       labels=self._labels, options=self._options, exact=None, name=self._name)
+
+    # ------------------------------------------------------------- running
+    def label_trace(self, word: Sequence[int] | np.ndarray, *, exact: bool = False) -> np.ndarray:
+        """Readout label index after every prefix of ``word`` (symbol indices),
+        the empty prefix included: an int64 array of length ``len(word) + 1``."""
+        from fsmnet.nets.evaluate import reference_trace
+
+        return reference_trace(self, word, exact=exact)
+
+    def output_of(self, word: Sequence[str] | str, *, exact: bool = False) -> Any:
+        """The output label after a word given by symbol names."""
+        index = {s: i for i, s in enumerate(self._symbols)}
+        try:
+            encoded = [index[s] for s in word]
+        except KeyError as exc:
+            raise NetworkFileError(f"<network {self._name}>: field 'word': symbol not in the "
+                                   f"alphabet (value: {exc.args[0]!r})") from None
+        return self._labels[int(self.label_trace(encoded, exact=exact)[-1])]
+
+    def to_torch(self) -> Any:
+        """A ``torch.nn.Module`` with the same weights (torch is imported lazily)."""
+        from fsmnet.nets.torch_export import to_torch
+
+        return to_torch(self)
+
+    # ----------------------------------------------------------------- files
+    def header(self) -> dict[str, Any]:
+        """The JSON metadata stored in the file header."""
+        return {
+            "format": FORMAT_NAME,
+            "format_version": FORMAT_VERSION,
+            "arch": self._arch,
+            "name": self._name,
+            "symbols": list(self._symbols),
+            "labels": list(self._labels),
+            "options": self._options,
+            "exact": self._exact,
+        }
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write a ``.safetensors`` file with a JSON metadata header."""
+        from safetensors.numpy import save_file
+
+        tensors = {k: np.ascontiguousarray(v) for k, v in self._params.items()}
+        save_file(tensors, os.fspath(path), metadata={"fsmnet": json.dumps(self.header())})
+
+    def __repr__(self) -> str:
+        return (f"<Network {self._arch} {self._name!r}: hidden {self.hidden_size}, "
+                f"{self.n_params} parameters, {len(self._symbols)} symbols, "
+                f"{len(self._labels)} labels>")
+
+
+def load_network(path: str | os.PathLike[str]) -> Network:
+    """Load and validate a network file written by :meth:`Network.save`.
+
+    Raises
+    ------
+    NetworkFileError
+        Naming the file, the field and the value, for a missing or corrupted
+        file, a foreign or newer format, a bad header, or bad tensors.
+    """
+    src = os.fspath(path)
+    if not os.path.isfile(src):
+        raise NetworkFileError(f"{src}: no such network file")
+    from safetensors import safe_open
+
+    try:
+        with safe_open(src, framework="numpy") as handle:
+            meta = handle.metadata() or {}
+            tensors = {k: handle.get_tensor(k) for k in handle.keys()}
+    except Exception as exc:  # safetensors raises its own error types (and OSError)
+        raise NetworkFileError(f"{src}: not a readable safetensors file ({exc})") from None
+    if "fsmnet" not in meta:
+        raise NetworkFileError(f"{src}: field 'metadata.fsmnet': missing; not an fsmnet network")
+    try:
+        header = json.loads(meta["fsmnet"])
+    except json.JSONDecodeError as exc:
+        raise NetworkFileError(f"{src}: field 'metadata.fsmnet': invalid JSON ({exc})") from None
+    if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
+        raise NetworkFileError(f"{src}: field 'format': not an fsmnet network "
+                               f"(value: {header.get('format') if isinstance(header, dict) else header!r})")
+    version = header.get("format_version")
+    if version != FORMAT_VERSION:
+        raise NetworkFileError(f"{src}: field 'format_version': unsupported "
+                               f"(value: {version!r}, this fsmnet reads {FORMAT_VERSION})")
+    for field, kind in (("arch", str), ("name", str), ("symbols", list), ("labels", list),
+                        ("options", dict)):
+        if not isinstance(header.get(field), kind):
+            raise NetworkFileError(f"{src}: field '{field}': missing or of the wrong type "
+                                   f"(value: {header.get(field)!r})")
+    exact = header.get("exact")
+    if exact is not None and not isinstance(exact, dict):
+        raise NetworkFileError(f"{src}: field 'exact': must be an object or null "
+                               f"(value: {exact!r})")
+    for field in ("symbols", "labels"):
+        for item in header[field]:
+            if not isinstance(item, (str, int, bool)) or (field == "symbols"
+                                                          and not isinstance(item, str)):
+                raise NetworkFileError(f"{src}: field '{field}': bad entry (value: {item!r})")
+    return Network(arch=header["arch"], params=tensors, symbols=header["symbols"],
+                   labels=header["labels"], options=header["options"], exact=exact,
+                   name=header["name"], source=src)
