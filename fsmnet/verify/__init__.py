@@ -1,0 +1,1 @@
+"""Verification: proofs, certificates, counterexamples, fuzzing, expressivity."""
