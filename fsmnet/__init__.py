@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fsmnet import compile  # noqa: A004 - callable package: fsmnet.compile(automaton, arch)
 from fsmnet.automata import Automaton, load
 from fsmnet.errors import FsmnetError, NetworkFileError, NotExpressible, SpecError
 
@@ -24,13 +25,6 @@ __all__ = [
     "load",
     "load_network",
 ]
-
-
-def compile(automaton: Any, arch: str, **options: Any) -> Any:  # noqa: A001 - tracr-style name
-    """Compile an automaton into exact weights for ``arch`` (see :mod:`fsmnet.compile`)."""
-    from fsmnet.compile import compile_automaton
-
-    return compile_automaton(automaton, arch, **options)
 
 
 def load_network(path: str) -> Any:

@@ -106,7 +106,8 @@ class Automaton:
                                 field="initial_state", value=initial)
             initial = int(initial)
         if outputs is not None:
-            outputs = tuple(outputs)
+            # numpy scalars become plain Python values, so labels stay JSON-able.
+            outputs = tuple(o.item() if isinstance(o, np.generic) else o for o in outputs)
             if len(outputs) != n:
                 raise SpecError(f"need one output per state ({n})", source=src,
                                 field="outputs", value=len(outputs))

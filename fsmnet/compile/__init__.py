@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import sys
+import types
 from typing import Any
 
 from fsmnet.automata import Automaton, load
@@ -81,5 +83,15 @@ def compile_automaton(automaton: Automaton | Any, arch: str, **options: Any) -> 
                         source="<compile>", field="options", value=unknown)
     return build(machine.minimal(), **options)
 
+
+class _CallableModule(types.ModuleType):
+    """Makes ``fsmnet.compile(automaton, arch)`` work although ``fsmnet.compile``
+    is also this package (importing a submodule rebinds the package attribute)."""
+
+    def __call__(self, automaton: Automaton | Any, arch: str, **options: Any) -> Any:
+        return compile_automaton(automaton, arch, **options)
+
+
+sys.modules[__name__].__class__ = _CallableModule
 
 __all__ = ["CONSTRUCTIONS", "compile_automaton", "construction_for"]

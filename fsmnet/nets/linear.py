@@ -74,8 +74,9 @@ class LinearRecurrence:
         return net.cached("matrices_float", lambda: self.matrices_float(net))
 
     def initial_state(self, net: Network, exact: bool) -> np.ndarray:
+        # Normalized like every later state, so equal projective states are equal.
         h0 = net.params["h0"]
-        return to_fractions(h0) if exact else np.array(h0, dtype=np.float64)
+        return normalize(to_fractions(h0) if exact else np.array(h0, dtype=np.float64))
 
     def step(self, net: Network, state: np.ndarray, symbol: int, exact: bool) -> np.ndarray:
         return normalize(self.matrices(net, exact)[symbol].dot(state))

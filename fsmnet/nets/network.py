@@ -218,8 +218,9 @@ def load_network(path: str | os.PathLike[str]) -> Network:
     except json.JSONDecodeError as exc:
         raise NetworkFileError(f"{src}: field 'metadata.fsmnet': invalid JSON ({exc})") from None
     if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
+        shown = header.get("format") if isinstance(header, dict) else header
         raise NetworkFileError(f"{src}: field 'format': not an fsmnet network "
-                               f"(value: {header.get('format') if isinstance(header, dict) else header!r})")
+                               f"(value: {shown!r})")
     version = header.get("format_version")
     if version != FORMAT_VERSION:
         raise NetworkFileError(f"{src}: field 'format_version': unsupported "

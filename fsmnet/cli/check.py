@@ -1,0 +1,46 @@
+"""``fsmnet check CERT.json``: re-verify a certificate with the independent checker."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+EPILOG = """\
+The checker (fsmnet/verify/checker.py) imports nothing from the prover and
+re-derives every transition and readout of the certificate in exact
+rationals. exit codes: 0 valid, 1 invalid claim, 2 unreadable input.
+
+example:
+  fsmnet check cert.json --network net.safetensors
+"""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("check", help="re-verify a proof certificate independently",
+                       description=__doc__, epilog=EPILOG,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("cert", metavar="CERT.json")
+    p.add_argument("--network", metavar="NET", help="also check the network file's SHA-256")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    from fsmnet.errors import FsmnetError
+    from fsmnet.verify.checker import CertificateError, check_certificate
+
+    try:
+        with open(args.cert, encoding="utf-8") as handle:
+            cert = json.load(handle)
+    except json.JSONDecodeError as exc:
+        raise FsmnetError(f"{args.cert}: not JSON ({exc})") from None
+    try:
+        summary = check_certificate(cert, args.network)
+    except CertificateError as exc:
+        if args.json:
+            print(json.dumps({"valid": False, "reason": str(exc)}))
+        else:
+            print(f"invalid: {exc}")
+        return 1
+    print(json.dumps({"valid": True, "summary": summary}) if args.json else summary)
+    return 0

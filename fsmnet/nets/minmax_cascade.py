@@ -1,0 +1,253 @@
+"""Semantics of ``minmax-cascade`` and ``minmax-scalar`` (DESIGN.md §4, HOLONOMY.md §6).
+
+A cascade is a list of MinMax *units* sorted by *level* (0 = top).  A unit holds
+one of k discrete values:
+
+* a **scalar** unit (kind 0) holds a float in 1..k and steps by
+  ``x ↦ max(min(r, x), s)``;
+* a **matrix** unit (kind 1) holds a max-min vector of length k (one-hot: 1 at
+  the current value, 0 elsewhere) and steps by ``x ↦ (R ⊗ x) ⊕ s``.
+
+Update order (pinned by tests/test_minmax_cascade.py)
+-----------------------------------------------------
+A unit's step ``(r, s)`` or ``(R, s)`` at time t is read from its controller
+table at ``(x_t, code)``, where ``code`` is the mixed-radix code of the
+coordinates of **all units at strictly smaller levels, taken at t−1, before
+their update**.  This is the dependency function of a holonomy cascade; with
+"same-time" reading every letter would act idempotently on the whole cascade
+and nothing could even count to 2 (DESIGN.md §5, theorem 4).
+
+Coordinates: a scalar unit's coordinate is ``clip(floor(x), 1, k) − 1``; a matrix
+unit's is the first argmax of its vector.  The mixed-radix code of units
+``0..m-1`` is ``(((c0·k1 + c1)·k2 + c2)…)``, unit 0 most significant.
+
+Tensors (U units, D_u = product of the sizes of the units above unit u)
+-----------------------------------------------------------------------
+``unit_level``, ``unit_size``, ``unit_kind``: int64 (U,), levels non-decreasing.
+Scalar unit u: ``unit{u}_r``, ``unit{u}_s`` float64 (|Σ|, D_u); ``unit{u}_x0`` (1,).
+Matrix unit u: ``unit{u}_R`` (|Σ|, D_u, k, k), ``unit{u}_s`` (|Σ|, D_u, k),
+``unit{u}_x0`` (k,).  ``readout``: int64 (Π k_u,) label index per code of all units.
+``minmax-scalar`` is the same with every unit scalar.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from fsmnet.errors import NetworkFileError
+from fsmnet.nets.minmax import affine_step, scalar_step, scan_affine, scan_scalar
+from fsmnet.nets.semantics import require_tensor
+
+if TYPE_CHECKING:
+    from fsmnet.nets.network import Network
+
+SCALAR_KIND = 0
+MATRIX_KIND = 1
+MAX_TABLE = 1 << 26
+"""Largest controller or readout table (entries) a cascade file may declare."""
+
+
+def mixed_radix_strides(sizes: Sequence[int]) -> np.ndarray:
+    """Strides of the mixed-radix code, unit 0 most significant."""
+    strides = np.ones(len(sizes), dtype=np.int64)
+    for i in range(len(sizes) - 2, -1, -1):
+        strides[i] = strides[i + 1] * int(sizes[i + 1])
+    return strides
+
+
+def scalar_coordinate(x: Any, k: int) -> Any:
+    """The discrete value 0..k-1 that a scalar unit state stands for."""
+    return np.clip(np.floor(x), 1, k).astype(np.int64) - 1
+
+
+class CascadeLayout:
+    """Shapes derived from the unit tensors: sizes, kinds, domains, prefixes."""
+
+    def __init__(self, levels: np.ndarray, sizes: np.ndarray, kinds: np.ndarray) -> None:
+        self.levels = [int(v) for v in levels]
+        self.sizes = [int(v) for v in sizes]
+        self.kinds = [int(v) for v in kinds]
+        # Units above unit u: every unit of a strictly smaller level, i.e. a prefix.
+        self.above = [sum(1 for lv in self.levels if lv < level) for level in self.levels]
+        self.domains = [int(np.prod(self.sizes[:a], dtype=np.int64)) for a in self.above]
+        self.strides = mixed_radix_strides(self.sizes)
+        self.prefix_strides = [mixed_radix_strides(self.sizes[:a]) for a in self.above]
+        self.n_codes = int(np.prod(self.sizes, dtype=np.int64))
+
+    @property
+    def n_units(self) -> int:
+        return len(self.sizes)
+
+    def hidden_size(self) -> int:
+        return sum(1 if kind == SCALAR_KIND else k for k, kind in zip(self.sizes, self.kinds))
+
+
+class MinMaxCascade:
+    """Semantics of a MinMax cascade (``scalar_only`` for ``minmax-scalar``)."""
+
+    def __init__(self, arch: str, *, scalar_only: bool) -> None:
+        self.arch = arch
+        self.scalar_only = scalar_only
+
+    # ------------------------------------------------------------ validation
+    def validate(self, params: Mapping[str, np.ndarray], n_symbols: int, n_labels: int,
+                 source: str) -> None:
+        levels = require_tensor(params, "unit_level", (None,), source, kind="int")
+        n_units = int(levels.shape[0])
+        sizes = require_tensor(params, "unit_size", (n_units,), source, kind="int")
+        kinds = require_tensor(params, "unit_kind", (n_units,), source, kind="int")
+        if n_units == 0:
+            raise NetworkFileError(f"{source}: field 'unit_level': a cascade needs a unit")
+        if np.any(np.diff(levels) < 0) or levels.min() < 0:
+            raise NetworkFileError(f"{source}: field 'unit_level': levels must be "
+                                   f"non-negative and non-decreasing (value: {levels.tolist()})")
+        if sizes.min() < 1:
+            raise NetworkFileError(f"{source}: field 'unit_size': sizes must be >= 1 "
+                                   f"(value: {sizes.tolist()})")
+        allowed = (SCALAR_KIND,) if self.scalar_only else (SCALAR_KIND, MATRIX_KIND)
+        bad = [int(k) for k in kinds if int(k) not in allowed]
+        if bad:
+            raise NetworkFileError(f"{source}: field 'unit_kind': {self.arch} allows kinds "
+                                   f"{list(allowed)} (value: {bad[0]})")
+        if float(np.prod(sizes.astype(np.float64))) > MAX_TABLE:
+            raise NetworkFileError(f"{source}: field 'unit_size': readout table too large "
+                                   f"(value: {sizes.tolist()})")
+        layout = CascadeLayout(levels, sizes, kinds)
+        for u in range(n_units):
+            d, k = layout.domains[u], layout.sizes[u]
+            if layout.kinds[u] == SCALAR_KIND:
+                require_tensor(params, f"unit{u}_r", (n_symbols, d), source)
+                require_tensor(params, f"unit{u}_s", (n_symbols, d), source)
+                require_tensor(params, f"unit{u}_x0", (1,), source)
+            else:
+                require_tensor(params, f"unit{u}_R", (n_symbols, d, k, k), source)
+                require_tensor(params, f"unit{u}_s", (n_symbols, d, k), source)
+                require_tensor(params, f"unit{u}_x0", (k,), source)
+        table = require_tensor(params, "readout", (layout.n_codes,), source, kind="int")
+        if table.size and (table.min() < 0 or table.max() >= n_labels):
+            raise NetworkFileError(f"{source}: field 'readout': label index out of range "
+                                   f"0..{n_labels - 1} (value: {int(table.max())})")
+
+    # --------------------------------------------------------------- helpers
+    def layout(self, net: Network) -> CascadeLayout:
+        p = net.params
+        return net.cached("cascade_layout", lambda: CascadeLayout(
+            p["unit_level"], p["unit_size"], p["unit_kind"]))
+
+    def coordinates(self, net: Network, state: Sequence[Any]) -> list[int]:
+        """The discrete value of every unit."""
+        lay = self.layout(net)
+        return [int(scalar_coordinate(x[0], k)) if kind == SCALAR_KIND else int(np.argmax(x))
+                for x, k, kind in zip(state, lay.sizes, lay.kinds)]
+
+    # -------------------------------------------------------------- protocol
+    def hidden_size(self, net: Network) -> int:
+        return self.layout(net).hidden_size()
+
+    def initial_state(self, net: Network, exact: bool) -> tuple[np.ndarray, ...]:
+        # Max and min only select values: float64 is exact, ``exact`` changes nothing.
+        p = net.params
+        return tuple(np.array(p[f"unit{u}_x0"], dtype=np.float64)
+                     for u in range(self.layout(net).n_units))
+
+    def step(self, net: Network, state: Sequence[np.ndarray], symbol: int,
+             exact: bool) -> tuple[np.ndarray, ...]:
+        lay = self.layout(net)
+        p = net.params
+        # Every controller reads the coordinates at t-1, before any unit updates.
+        coords = np.array(self.coordinates(net, state), dtype=np.int64)
+        new = []
+        for u in range(lay.n_units):
+            a = lay.above[u]
+            d = int(coords[:a].dot(lay.prefix_strides[u])) if a else 0
+            if lay.kinds[u] == SCALAR_KIND:
+                new.append(scalar_step(p[f"unit{u}_r"][symbol, d:d + 1],
+                                       p[f"unit{u}_s"][symbol, d:d + 1], state[u]))
+            else:
+                new.append(affine_step(p[f"unit{u}_R"][symbol, d], p[f"unit{u}_s"][symbol, d],
+                                       state[u]))
+        return tuple(new)
+
+    def readout(self, net: Network, state: Sequence[np.ndarray], exact: bool) -> int:
+        lay = self.layout(net)
+        code = int(np.array(self.coordinates(net, state), dtype=np.int64).dot(lay.strides))
+        return int(net.params["readout"][code])
+
+    def torch_module(self, net: Network) -> Any:
+        from fsmnet.nets.torch_minmax import CascadeMinMaxModule
+
+        lay = self.layout(net)
+        p = net.params
+        tables = []
+        for u in range(lay.n_units):
+            if lay.kinds[u] == SCALAR_KIND:
+                tables.append((p[f"unit{u}_r"], p[f"unit{u}_s"], p[f"unit{u}_x0"]))
+            else:
+                tables.append((p[f"unit{u}_R"], p[f"unit{u}_s"], p[f"unit{u}_x0"]))
+        return CascadeMinMaxModule(lay.sizes, lay.kinds, lay.above, tables, p["readout"])
+
+
+def levelwise_unit_traces(net: Network, word: Sequence[int] | np.ndarray) -> list[np.ndarray]:
+    """Every unit's state after every prefix, computed level by level with scans.
+
+    A second evaluator (the reference is the step-by-step :meth:`MinMaxCascade.step`):
+    once the units above are known at every time, a unit's controller inputs
+    ``(x_t, code of the units above at t−1)`` are known for all t, so its whole
+    trajectory is one associative prefix scan of its steps.  This is the order
+    of work a parallel scan engine uses.
+
+    Returns
+    -------
+    list of arrays
+        Unit u: shape (T+1,) for a scalar unit, (T+1, k) for a matrix unit.
+    """
+    sem = net.semantics
+    if not isinstance(sem, MinMaxCascade):
+        raise TypeError(f"not a MinMax cascade: {net.arch}")
+    lay = sem.layout(net)
+    p = net.params
+    w = np.asarray(word, dtype=np.int64)
+    traces: list[np.ndarray] = []
+    coords: list[np.ndarray] = []
+    for u in range(lay.n_units):
+        a = lay.above[u]
+        code = np.zeros(len(w), dtype=np.int64)
+        for j in range(a):
+            code += coords[j][:-1] * lay.prefix_strides[u][j]  # states at t-1
+        x0 = np.asarray(p[f"unit{u}_x0"], dtype=np.float64)
+        if lay.kinds[u] == SCALAR_KIND:
+            rr, ss = scan_scalar(p[f"unit{u}_r"][w, code], p[f"unit{u}_s"][w, code])
+            trace = np.concatenate([x0, scalar_step(rr, ss, x0[0])])
+            coords.append(scalar_coordinate(trace, lay.sizes[u]))
+        else:
+            k = lay.sizes[u]
+            if len(w):
+                rr, ss = scan_affine(p[f"unit{u}_R"][w, code], p[f"unit{u}_s"][w, code])
+                body = affine_step(rr, ss, x0)
+            else:
+                body = np.zeros((0, k))
+            trace = np.concatenate([x0[None, :], body])
+            coords.append(np.argmax(trace, axis=1).astype(np.int64))
+        traces.append(trace)
+    return traces
+
+
+def levelwise_label_trace(net: Network, word: Sequence[int] | np.ndarray) -> np.ndarray:
+    """Label index after every prefix, from :func:`levelwise_unit_traces`."""
+    sem = net.semantics
+    assert isinstance(sem, MinMaxCascade)
+    lay = sem.layout(net)
+    traces = levelwise_unit_traces(net, word)
+    code = np.zeros(len(word) + 1, dtype=np.int64)
+    for u, trace in enumerate(traces):
+        c = (scalar_coordinate(trace, lay.sizes[u]) if lay.kinds[u] == SCALAR_KIND
+             else np.argmax(trace, axis=1))
+        code += c * lay.strides[u]
+    return np.asarray(net.params["readout"])[code].astype(np.int64)
+
+
+CASCADE = MinMaxCascade("minmax-cascade", scalar_only=False)
+SCALAR = MinMaxCascade("minmax-scalar", scalar_only=True)
