@@ -1,0 +1,345 @@
+"""The holonomy cascade: levels, components, coordinates and lifted letters.
+
+Level ``d`` (1 = top) is the disjoint union of the tile sets of the
+representatives at depth ``d``; each representative's tiles form one
+:class:`Component` (a "slot"), numbered from the component's ``offset``.  A
+state is a tuple of one point per level (``HOLONOMY.md`` §3).
+
+The action of a letter at level ``d`` is a function of the letter and of the
+coordinates of levels ``1..d-1`` only, read *before* the update: this is
+:meth:`Holonomy.level_action`, and it is all a cascade compiler needs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from sympy.combinatorics import PermutationGroup
+
+from fsmnet.algebra.holonomy.navigation import Navigation
+from fsmnet.algebra.holonomy.skeleton import Skeleton, Transformation, image_mask
+from fsmnet.errors import SpecError
+
+__all__ = ["DUMMY", "CascadeTransformation", "Component", "Holonomy", "Level", "LevelAction"]
+
+DUMMY = 0
+"""The coordinate of a level that a chain skips (its depth jumps past the level)."""
+
+
+class LevelAction(NamedTuple):
+    """What one letter does at one level, given the coordinates above.
+
+    ``("perm", p)``: the permutation ``p`` of the level's points (a tuple,
+    ``p[i]`` is the image of point ``i``; it moves only one component's points).
+    ``("const", v)``: the constant map to point ``v`` (a reset).
+    """
+
+    kind: str
+    value: tuple[int, ...] | int
+
+    def apply(self, point: int) -> int:
+        """The image of a point of the level."""
+        if self.kind == "perm":
+            return self.value[point]  # type: ignore[index]
+        return self.value  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class Component:
+    """One representative's slot in a level: its tiles and holonomy group.
+
+    Attributes
+    ----------
+    representative
+        The representative set ``R``.
+    tiles
+        The tiles of ``R``; tile ``i`` is the level's point ``offset + i``.
+    group
+        ``H(R)`` acting on ``0..len(tiles)-1``, or ``None`` when it is trivial
+        (an identity-reset component).
+    offset
+        The level point of tile 0.
+    """
+
+    representative: frozenset[int]
+    tiles: tuple[frozenset[int], ...]
+    group: PermutationGroup | None
+    offset: int
+
+    @property
+    def n_tiles(self) -> int:
+        return len(self.tiles)
+
+    @property
+    def points(self) -> range:
+        """The level points of this component."""
+        return range(self.offset, self.offset + len(self.tiles))
+
+    @property
+    def is_reset(self) -> bool:
+        """True when the holonomy group is trivial (only identity and resets act here)."""
+        return self.group is None
+
+
+@dataclass(frozen=True)
+class Level:
+    """Level ``level`` (1 = top) of the cascade: components placed side by side."""
+
+    level: int
+    components: tuple[Component, ...]
+    n_points: int
+
+    def component_of_point(self, point: int) -> int:
+        """Index of the component holding a level point."""
+        for k, comp in enumerate(self.components):
+            if point in comp.points:
+                return k
+        raise ValueError(f"no point {point} at level {self.level}")
+
+
+@dataclass(frozen=True, eq=False)
+class Holonomy:
+    """A holonomy decomposition of a semiautomaton (built by :func:`decompose`).
+
+    Attributes
+    ----------
+    skeleton, navigation
+        The underlying skeleton and navigation words.
+    levels
+        The levels, top first.
+    symbols
+        Names of the letters, in generator order.
+    """
+
+    skeleton: Skeleton
+    navigation: Navigation
+    levels: tuple[Level, ...]
+    symbols: tuple[str, ...]
+    _slot: dict[int, tuple[int, int]] = field(repr=False)  # rep set -> (level index, comp)
+    _tile_pos: dict[int, dict[int, int]] = field(repr=False)  # rep set -> tile mask -> i
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    # -------------------------------------------------------------- basics
+    @property
+    def n_states(self) -> int:
+        return self.skeleton.n_states
+
+    @property
+    def n_levels(self) -> int:
+        return len(self.levels)
+
+    @property
+    def generators(self) -> tuple[Transformation, ...]:
+        return self.skeleton.generators
+
+    def symbol_index(self, symbol: int | str) -> int:
+        """Index of a letter given by name or index."""
+        if isinstance(symbol, str) and symbol in self.symbols:
+            return self.symbols.index(symbol)
+        if isinstance(symbol, int) and not isinstance(symbol, bool) \
+                and 0 <= symbol < len(self.symbols):
+            return symbol
+        raise SpecError("unknown letter", source="<holonomy>", field="symbol", value=symbol)
+
+    def component(self, level: int, index: int) -> Component:
+        """Component ``index`` of level ``level`` (1-based level)."""
+        return self.levels[level - 1].components[index]
+
+    # ------------------------------------------------------------- chains
+    def _coordinate(self, p: int, tile: int) -> int:
+        """Level point of the chain step ``P ⊃ tile`` (at level depth(P))."""
+        sk = self.skeleton
+        rep = sk.representative(p)
+        lvl, k = self._slot[rep]
+        mask = image_mask(sk.sets[tile], self.navigation.to_maps[p])
+        return self.levels[lvl].components[k].offset + self._tile_pos[rep][mask]
+
+    def _chain_prefix(self, coords: Sequence[int], depth: int) -> list[int]:
+        """The chain that ``coords`` encode, down to its first set of depth ``>= depth``."""
+        sk = self.skeleton
+        chain = [0]
+        cur = 0
+        while sk.depth(cur) < depth:
+            d = sk.depth(cur)
+            rep = sk.representative(cur)
+            lvl, k = self._slot[rep]
+            comp = self.levels[lvl].components[k]
+            c = coords[d - 1]
+            if isinstance(c, bool) or not isinstance(c, int) or c not in comp.points:
+                raise SpecError(f"coordinate must be a point of component {k} "
+                                f"({comp.offset}..{comp.offset + comp.n_tiles - 1})",
+                                source="<holonomy>", field=f"coords[{d - 1}]", value=c)
+            tile_mask = sk.sets[sk.tiles[rep][c - comp.offset]]
+            cur = sk.index(image_mask(tile_mask, self.navigation.from_maps[cur]))
+            chain.append(cur)
+        return chain
+
+    def _codes_of_chain(self, chain: Sequence[int]) -> tuple[int, ...]:
+        coords = [DUMMY] * self.n_levels
+        for p, tile in zip(chain, chain[1:], strict=False):
+            coords[self.skeleton.depth(p) - 1] = self._coordinate(p, tile)
+        return tuple(coords)
+
+    def _check_length(self, coords: Sequence[int]) -> None:
+        if len(coords) != self.n_levels:
+            raise SpecError(f"need one coordinate per level ({self.n_levels})",
+                            source="<holonomy>", field="coords", value=list(coords))
+
+    def _check_state(self, state: int) -> None:
+        if isinstance(state, bool) or not isinstance(state, int) \
+                or not 0 <= state < self.n_states:
+            raise SpecError("state out of range", source="<holonomy>", field="state",
+                            value=state)
+
+    def encode(self, state: int) -> tuple[int, ...]:
+        """The canonical coordinates of a state: at each step, the first tile containing it."""
+        self._check_state(state)
+        sk = self.skeleton
+        chain = [0]
+        while sk.size(chain[-1]) > 1:
+            chain.append(sk.first_tile_containing(chain[-1], 1 << state))
+        return self._codes_of_chain(chain)
+
+    def decode(self, coords: Sequence[int]) -> int:
+        """The state that a coordinate tuple encodes (skipped levels are ignored)."""
+        self._check_length(coords)
+        chain = self._chain_prefix(coords, self.skeleton.max_depth)
+        return self.skeleton.sets[chain[-1]].bit_length() - 1
+
+    def all_codes(self, state: int) -> list[tuple[int, ...]]:
+        """Every valid coordinate tuple of a state: one per tile chain ``X ⊃ ... ⊃ {state}``."""
+        self._check_state(state)
+        sk = self.skeleton
+        bit = 1 << state
+        out: list[tuple[int, ...]] = []
+        stack = [[0]]
+        while stack:
+            chain = stack.pop()
+            last = chain[-1]
+            if sk.size(last) == 1:
+                out.append(self._codes_of_chain(chain))
+                continue
+            for t in reversed(sk.tiles[last]):
+                if sk.sets[t] & bit:
+                    stack.append(chain + [t])
+        return out
+
+    def is_valid(self, coords: Sequence[int]) -> bool:
+        """Whether a tuple is a valid code (skipped levels hold :data:`DUMMY`)."""
+        try:
+            self._check_length(coords)
+            chain = self._chain_prefix(coords, self.skeleton.max_depth)
+        except SpecError:
+            return False
+        return tuple(coords) == self._codes_of_chain(chain)
+
+    # ------------------------------------------------------------- lifting
+    def _complete(self, images: Sequence[int]) -> list[int]:
+        """A tile chain from X through every set of a decreasing list (a dominating chain).
+
+        Between consecutive sets it always takes the first tile containing the
+        next set, so each step depends only on the two sets: that is what makes
+        the action at a level a function of the levels above.
+        """
+        sk = self.skeleton
+        cur = 0
+        out = [0]
+        for mask in images:
+            while sk.sets[cur] != mask:
+                cur = sk.first_tile_containing(cur, mask)
+                out.append(cur)
+        return out
+
+    def level_action(self, level: int, symbol: int | str,
+                     coords_above: Sequence[int]) -> LevelAction:
+        """The action of a letter at ``level`` given the coordinates of the levels above.
+
+        Parameters
+        ----------
+        level
+            1-based level.
+        symbol
+            The letter (name or index).
+        coords_above
+            The coordinates of levels ``1..level-1`` (before the update).
+        """
+        if not 1 <= level <= self.n_levels:
+            raise SpecError("no such level", source="<holonomy>", field="level", value=level)
+        s = self.symbol_index(symbol)
+        key = (level, s, tuple(coords_above))
+        hit = self._cache.get(key)
+        if hit is None:
+            hit = self._level_action(level, s, key[2])
+            self._cache[key] = hit
+        return hit
+
+    def _level_action(self, d: int, s: int, above: tuple[int, ...]) -> LevelAction:
+        if len(above) != d - 1:
+            raise SpecError(f"need the {d - 1} coordinates above level {d}",
+                            source="<holonomy>", field="coords_above", value=list(above))
+        sk = self.skeleton
+        t = sk.generators[s]
+        chain = self._chain_prefix(above, d)
+        images = [image_mask(sk.sets[c], t) for c in chain]
+        last = chain[-1]
+        if sk.depth(last) == d:
+            q = sk.index(images[-1])
+            if sk.equivalent(last, q):
+                return LevelAction("perm", self._slot_permutation(d, last, t, q))
+        # A reset: the completed image chain, down to a set deeper than d, fixes it.
+        image_chain = self._complete(images)
+        for p, nxt in zip(image_chain, image_chain[1:], strict=False):
+            if sk.depth(p) == d:
+                return LevelAction("const", self._coordinate(p, nxt))
+        return LevelAction("const", DUMMY)
+
+    def _slot_permutation(self, d: int, p: int, t: Transformation, q: int) -> tuple[int, ...]:
+        sk = self.skeleton
+        nav = self.navigation
+        rep = sk.representative(p)
+        _, k = self._slot[rep]
+        level = self.levels[d - 1]
+        offset = level.components[k].offset
+        perm = list(range(level.n_points))
+        pos = self._tile_pos[rep]
+        for i, tile in enumerate(sk.tiles[rep]):
+            mask = image_mask(image_mask(image_mask(sk.sets[tile], nav.from_maps[p]), t),
+                              nav.to_maps[q])
+            perm[offset + i] = offset + pos[mask]
+        return tuple(perm)
+
+    def lift(self, symbol: int | str) -> CascadeTransformation:
+        """The cascade transformation of a letter."""
+        return CascadeTransformation(holonomy=self, symbol=self.symbol_index(symbol))
+
+    def dependency_table(self, level: int) -> dict[tuple[int, tuple[int, ...]], LevelAction]:
+        """``(letter, coordinates above) -> action`` for every valid prefix of ``level``.
+
+        The prefixes are those of all valid codes; the lifted letters map valid
+        codes to valid codes, so a cascade started on a valid code never
+        leaves this table.
+        """
+        prefixes = {code[: level - 1] for x in range(self.n_states) for code in self.all_codes(x)}
+        return {(s, p): self.level_action(level, s, p)
+                for s in range(len(self.symbols)) for p in sorted(prefixes)}
+
+
+@dataclass(frozen=True, eq=False)
+class CascadeTransformation:
+    """A letter lifted to the cascade: one dependency function per level."""
+
+    holonomy: Holonomy
+    symbol: int
+
+    def level_action(self, level: int, coords_above: Sequence[int]) -> LevelAction:
+        """The action at ``level`` (1-based) given the coordinates above it."""
+        return self.holonomy.level_action(level, self.symbol, coords_above)
+
+    def apply(self, coords: Sequence[int]) -> tuple[int, ...]:
+        """Update every level from the coordinates above it, read before the update."""
+        self.holonomy._check_length(coords)
+        old = tuple(coords)
+        return tuple(self.level_action(d, old[: d - 1]).apply(old[d - 1])
+                     for d in range(1, len(old) + 1))
