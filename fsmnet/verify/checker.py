@@ -122,6 +122,69 @@ def check_linear_product(cert: dict[str, Any]) -> None:
                 raise CertificateError(f"pair {p}, symbol {a}: network target differs")
 
 
+def _automaton_table(auto: dict[str, Any]) -> tuple[list[list[int]], list[Any], int, dict]:
+    delta, outputs, q0 = auto["delta"], auto["outputs"], auto["initial"]
+    n = len(outputs)
+    if any(len(row) != n for row in delta) or not all(
+            isinstance(t, int) and 0 <= t < n for row in delta for t in row):
+        raise CertificateError("automaton.delta is not a table over the states")
+    if not (isinstance(q0, int) and 0 <= q0 < n):
+        raise CertificateError("automaton.initial is not a state")
+    index = {s: i for i, s in enumerate(auto["symbols"])}
+    if len(index) != len(delta):
+        raise CertificateError("one table row per symbol is required")
+    return delta, outputs, q0, index
+
+
+def _run(delta: list[list[int]], index: dict, q: int, word: Any) -> int:
+    if not isinstance(word, list):
+        raise CertificateError("a word must be a list of symbols")
+    for sym in word:
+        if sym not in index:
+            raise CertificateError(f"unknown symbol {sym!r}")
+        q = delta[index[sym]][q]
+    return q
+
+
+def check_witness(cert: dict[str, Any]) -> str:
+    """Re-check an impossibility witness by running the automaton only.
+
+    ``equal-counts``: the words have equal symbol counts and different outputs
+    (so commuting transitions cannot separate them: h depends on counts only).
+    ``unsettled-powers``: along q_k = q0·p·(u^stride)^k the states are
+    eventually periodic; the outputs of q_k·s over one period are not all
+    equal, so they never settle.
+    """
+    delta, outputs, q0, index = _automaton_table(cert["automaton"])
+    words = cert["words"]
+    if cert["kind"] == "equal-counts":
+        first, second = words["first"], words["second"]
+        if sorted(first) != sorted(second):
+            raise CertificateError("the two words do not have equal symbol counts")
+        x = outputs[_run(delta, index, q0, first)]
+        y = outputs[_run(delta, index, q0, second)]
+        if _same_label(x, y):
+            raise CertificateError("the two words have the same output")
+        return "valid witness: equal symbol counts, different outputs"
+    if cert["kind"] == "unsettled-powers":
+        stride = cert["stride"]
+        if not (isinstance(stride, int) and stride >= 1) or not words["u"]:
+            raise CertificateError("need a stride >= 1 and a non-empty u")
+        q = _run(delta, index, q0, words["p"])
+        seen: dict[int, int] = {}
+        sequence: list[int] = []
+        while q not in seen:
+            seen[q] = len(sequence)
+            sequence.append(q)
+            q = _run(delta, index, q, words["u"] * stride)
+        cycle = sequence[seen[q]:]
+        outs = [outputs[_run(delta, index, r, words["s"])] for r in cycle]
+        if all(_same_label(o, outs[0]) for o in outs):
+            raise CertificateError("the outputs along the powers of u settle")
+        return f"valid witness: outputs along powers of u cycle with period {len(cycle)}"
+    raise CertificateError(f"unknown witness kind {cert['kind']!r}")
+
+
 def check_network_file(cert: dict[str, Any], network_path: str) -> None:
     """The network file is the one certified (same bytes, by SHA-256)."""
     digest = hashlib.sha256()
@@ -139,6 +202,8 @@ def check_certificate(cert: Any, network_path: str | None = None) -> str:
     if cert.get("format_version") != 1:
         raise CertificateError(f"unsupported format_version {cert.get('format_version')!r}")
     try:
+        if cert.get("method") == "witness":
+            return check_witness(cert)
         if cert.get("method") != "exact-product":
             raise CertificateError(f"unsupported method {cert.get('method')!r}")
         check_linear_product(cert)

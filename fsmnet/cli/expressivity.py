@@ -1,0 +1,63 @@
+"""``fsmnet expressivity SPEC``: which architecture classes can track the automaton."""
+
+from __future__ import annotations
+
+import argparse
+
+from fsmnet.cli.common import print_json
+
+EPILOG = """\
+Verdicts, all computed on the minimal automaton:
+  possible    the construction compiled and was proved equal to the automaton
+  impossible  a theorem rules the class out; the witness (two words, or p,u,s)
+              is saved with --witness-dir and re-verified by 'fsmnet check'
+  unknown     neither
+
+examples:
+  fsmnet expressivity parity
+  fsmnet expressivity modadd:3 --arch bilinear-real-diag --arch bilinear-r2
+  fsmnet expressivity symmetric:3 --json --witness-dir witnesses/
+"""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    from fsmnet.verify.expressivity import CLASSES
+
+    p = sub.add_parser("expressivity", help="decide which architectures can track an automaton",
+                       description=__doc__, epilog=EPILOG,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("spec", metavar="SPEC")
+    p.add_argument("--arch", action="append", metavar="ID",
+                   help=f"architecture class (repeatable; default all: {', '.join(CLASSES)})")
+    p.add_argument("--witness-dir", metavar="DIR",
+                   help="write each impossibility witness as DIR/<arch>.json")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    import json
+    import os
+
+    from fsmnet.verify.expressivity import CLASSES, expressivity
+
+    results = expressivity(args.spec, args.arch or CLASSES)
+    if args.witness_dir:
+        os.makedirs(args.witness_dir, exist_ok=True)
+        for r in results:
+            if r.witness is not None:
+                with open(os.path.join(args.witness_dir, f"{r.arch}.json"), "w",
+                          encoding="utf-8") as handle:
+                    json.dump(r.witness, handle, indent=1)
+    if args.json:
+        print_json({"results": [{"arch": r.arch, "verdict": r.verdict, "reason": r.reason,
+                                 "witness": r.witness} for r in results]})
+        return 0
+    width = max(len(r.arch) for r in results)
+    for r in results:
+        print(f"{r.arch:<{width}}  {r.verdict:<10}  {r.reason}")
+        if r.witness is not None:
+            words = ", ".join(f"{k}={' '.join(v) or 'ε'}" for k, v in r.witness["words"].items())
+            stride = f" (stride {r.witness['stride']})" if r.witness["kind"] != "equal-counts" else ""
+            print(f"{'':<{width}}  witness: {words}{stride}")
+    return 0

@@ -1,0 +1,167 @@
+"""Impossibility witnesses, computed on the minimal automaton (DESIGN.md §5).
+
+Two kinds, each re-checkable by running the automaton alone:
+
+``equal-counts``
+    Two words with the same number of each symbol and different outputs.
+    Any network whose transition matrices commute reaches the same state on
+    both, so it cannot track the automaton (theorem 1).
+``unsettled-powers``
+    Words (p, u, s) and a step ``stride`` (1 or 2) such that the output of
+    p·u^(stride·k)·s never becomes constant as k grows.  Positive-diagonal
+    nets and scalar MinMax cascades make it eventually constant along every
+    power (stride 1; theorems 3 and 4); real-diagonal nets along even powers
+    (stride 2; theorem 2).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+from fsmnet.automata import Automaton
+
+
+@dataclass(frozen=True)
+class Witness:
+    """A re-checkable witness; words are lists of symbol names."""
+
+    kind: str  # "equal-counts" | "unsettled-powers"
+    words: dict[str, list[str]]
+    stride: int = 1
+    explanation: str = ""
+
+
+def access_words(m: Automaton) -> list[list[int] | None]:
+    """A shortest word reaching each state from the initial state (BFS)."""
+    assert m.initial is not None
+    words: list[list[int] | None] = [None] * m.n_states
+    words[m.initial] = []
+    queue = deque([m.initial])
+    while queue:
+        q = queue.popleft()
+        for a in range(m.n_symbols):
+            r = int(m.delta[a, q])
+            if words[r] is None:
+                words[r] = words[q] + [a]  # type: ignore[operator]
+                queue.append(r)
+    return words
+
+
+def separating_word(m: Automaton, p: int, q: int) -> list[int] | None:
+    """A shortest word s with λ(p·s) ≠ λ(q·s), or None if p and q are equivalent."""
+    start = (p, q)
+    prev: dict[tuple[int, int], tuple[tuple[int, int], int] | None] = {start: None}
+    queue = deque([start])
+    ids = m.output_ids
+    while queue:
+        x, y = queue.popleft()
+        if ids[x] != ids[y]:
+            word: list[int] = []
+            node = (x, y)
+            while prev[node] is not None:
+                node, a = prev[node]  # type: ignore[misc]
+                word.append(a)
+            return word[::-1]
+        for a in range(m.n_symbols):
+            nxt = (int(m.delta[a, x]), int(m.delta[a, y]))
+            if nxt not in prev:
+                prev[nxt] = ((x, y), a)
+                queue.append(nxt)
+    return None
+
+
+def equal_counts_witness(automaton: Automaton) -> Witness | None:
+    """Shortest p·ab·s vs p·ba·s with different outputs, or None if commutative."""
+    m = automaton.minimal()
+    access = access_words(m)
+    best: tuple[int, list[int], list[int]] | None = None
+    for q in range(m.n_states):
+        pre = access[q]
+        if pre is None:
+            continue
+        for a in range(m.n_symbols):
+            for b in range(a + 1, m.n_symbols):
+                x = int(m.delta[b, m.delta[a, q]])
+                y = int(m.delta[a, m.delta[b, q]])
+                if x == y:
+                    continue
+                suffix = separating_word(m, x, y)
+                if suffix is None:  # cannot happen in a minimal automaton
+                    continue
+                first, second = pre + [a, b] + suffix, pre + [b, a] + suffix
+                if best is None or len(first) < best[0]:
+                    best = (len(first), first, second)
+    if best is None:
+        return None
+    _, first, second = best
+    return Witness(
+        kind="equal-counts",
+        words={"first": m.decode(first), "second": m.decode(second)},
+        explanation="the two words have the same number of each symbol but different "
+        "outputs, so no network with commuting transitions tracks the automaton",
+    )
+
+
+def _cycle(m: Automaton, q: int, u: list[int]) -> tuple[int, int]:
+    """(preperiod, period) of the state sequence q, q·u, q·u², ..."""
+    seen: dict[int, int] = {}
+    state, k = q, 0
+    while state not in seen:
+        seen[state] = k
+        state = m.run(u, start=state)
+        k += 1
+    return seen[state], k - seen[state]
+
+
+def unsettled_powers_witness(automaton: Automaton, *, stride: int = 1,
+                             max_elements: int = 200_000) -> Witness | None:
+    """(p, u, s) whose outputs along p·u^(stride·k)·s never settle, or None.
+
+    Breadth-first over the transition monoid (one shortest word per element,
+    at most ``max_elements`` elements), so u is a shortest such word.
+
+    Exists (for stride 1) iff the syntactic monoid is not aperiodic; for stride 2
+    iff some element has a cycle of length other than 1 and 2.
+    """
+    m = automaton.minimal()
+    access = access_words(m)
+    n = m.n_states
+    seen_maps: set[tuple[int, ...]] = set()
+    frontier: deque[list[int]] = deque([[a] for a in range(m.n_symbols)])
+    while frontier:
+        u = frontier.popleft()
+        image = tuple(m.run(u, start=q) for q in range(n))
+        if image in seen_maps:
+            continue
+        seen_maps.add(image)
+        for q in range(n):
+            pre = access[q]
+            if pre is None:
+                continue
+            start, period = _cycle(m, q, u)
+            # Along stride-k powers the cycle has length period / gcd(period, stride).
+            if period // _gcd(period, stride) <= 1:
+                continue
+            x = m.run(u * start, start=q)
+            y = m.run(u * (start + stride), start=q)
+            suffix = separating_word(m, x, y)
+            if suffix is None:
+                continue
+            return Witness(
+                kind="unsettled-powers",
+                words={"p": m.decode(pre), "u": m.decode(u), "s": m.decode(suffix)},
+                stride=stride,
+                explanation=f"u permutes a cycle of {period} states, so the output of "
+                f"p·u^({stride}k)·s keeps changing with period "
+                f"{period // _gcd(period, stride)} and never settles",
+            )
+        if len(seen_maps) < max_elements:
+            frontier.extend(u + [a] for a in range(m.n_symbols))
+    return None
+
+
+def _gcd(a: int, b: int) -> int:
+    while b:
+        a, b = b, a % b
+    return a

@@ -1,0 +1,123 @@
+"""Expressivity verdicts and their witnesses.
+
+Independent sources: brute force over short words (for commutativity), and the
+libsemigroups-based monoid (a second algorithm) for aperiodicity.
+"""
+
+import itertools
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+from fsmnet.automata import Automaton
+from fsmnet.cli import main
+from fsmnet.verify.checker import CertificateError, check_certificate
+from fsmnet.verify.expressivity import expressivity, witness_certificate
+from fsmnet.verify.strategies import automata
+from fsmnet.verify.witness import equal_counts_witness, unsettled_powers_witness
+
+
+def _brute_noncommutative(m: Automaton, max_len: int = 4) -> bool:
+    """Some two words of length <= max_len with equal counts have different outputs."""
+    for length in range(2, max_len + 1):
+        by_counts: dict = {}
+        for w in itertools.product(range(m.n_symbols), repeat=length):
+            key = tuple(sorted(w))
+            out = m.output_ids[m.run(w)]
+            if by_counts.setdefault(key, out) != out:
+                return True
+    return False
+
+
+@settings(deadline=None, max_examples=80)
+@given(automata(max_states=4, max_symbols=3, max_labels=3))
+def test_equal_counts_witness_is_valid_and_found_when_brute_force_finds_one(a) -> None:
+    m = a.minimal()
+    w = equal_counts_witness(m)
+    if w is not None:
+        cert = witness_certificate(m, "bilinear-r2", w, "t1")
+        assert check_certificate(cert).startswith("valid")
+    if _brute_noncommutative(m):
+        assert w is not None
+
+
+@settings(deadline=None, max_examples=60)
+@given(automata(max_states=4, max_symbols=2, max_labels=2))
+def test_unsettled_witness_exists_iff_monoid_not_aperiodic(a) -> None:
+    m = a.minimal()
+    w = unsettled_powers_witness(m, stride=1)
+    if w is not None:
+        assert check_certificate(witness_certificate(m, "minmax-scalar", w, "t4"))
+    # Second algorithm: a state cycle of length > 1 under some monoid element,
+    # enumerated by brute-force closure of the letter maps.
+    maps = {tuple(int(x) for x in m.delta[a]) for a in range(m.n_symbols)}
+    frontier = list(maps)
+    while frontier:
+        f = frontier.pop()
+        for a in range(m.n_symbols):
+            g = tuple(int(m.delta[a, f[q]]) for q in range(m.n_states))
+            if g not in maps:
+                maps.add(g)
+                frontier.append(g)
+
+    def has_cycle(f):
+        for q in range(m.n_states):
+            seen = []
+            x = q
+            while x not in seen:
+                seen.append(x)
+                x = f[x]
+            if len(seen) - seen.index(x) > 1:
+                return True
+        return False
+
+    assert (w is not None) == any(has_cycle(f) for f in maps)
+
+
+def test_parity_verdicts_match_the_papers() -> None:
+    # Bilinear paper (arXiv 2505.21749): real-diagonal nets learn parity; positive
+    # (Mamba-like) diagonal ones cannot: parity is not star-free.
+    parity = Automaton(delta=np.array([[1, 0]]), symbols=("1",), initial=0,
+                       outputs=(True, False))
+    verdicts = {r.arch: r for r in expressivity(parity, ["bilinear-full",
+                                                         "bilinear-positive-diag",
+                                                         "minmax-scalar"])}
+    assert verdicts["bilinear-full"].verdict == "possible"
+    assert verdicts["bilinear-positive-diag"].verdict == "impossible"
+    assert verdicts["minmax-scalar"].verdict == "impossible"
+    assert check_certificate(verdicts["minmax-scalar"].witness)
+
+
+def test_tampered_witnesses_fail() -> None:
+    two = Automaton(delta=np.array([[1, 1], [0, 0]]), symbols=("a", "b"), initial=0,
+                    outputs=(True, False))  # remembers the last letter: not commutative
+    w = equal_counts_witness(two)
+    cert = witness_certificate(two, "bilinear-r2", w, "t1")
+    assert check_certificate(cert)
+    bad = json.loads(json.dumps(cert))
+    bad["words"]["second"] = bad["words"]["first"]
+    with pytest.raises(CertificateError):
+        check_certificate(bad)
+    bad2 = json.loads(json.dumps(cert))
+    bad2["words"]["second"] = bad2["words"]["second"] + ["a"]
+    with pytest.raises(CertificateError):
+        check_certificate(bad2)
+
+
+def test_cli_expressivity_json_and_witness_files(tmp_path, capsys) -> None:
+    spec = tmp_path / "last.json"
+    spec.write_text(json.dumps({
+        "states": ["A", "B"], "input_symbols": ["a", "b"],
+        "transitions": {"A": {"a": "A", "b": "B"}, "B": {"a": "A", "b": "B"}},
+        "initial_state": "A", "final_states": ["A"]}))
+    code = main(["expressivity", str(spec), "--arch", "bilinear-r2", "--json",
+                 "--witness-dir", str(tmp_path / "w")])
+    assert code == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out) == {"results"}
+    (row,) = out["results"]
+    assert set(row) == {"arch", "verdict", "reason", "witness"}
+    assert row["verdict"] == "impossible"
+    assert main(["check", str(tmp_path / "w" / "bilinear-r2.json")]) == 0
