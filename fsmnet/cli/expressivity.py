@@ -58,6 +58,7 @@ def handle(args: argparse.Namespace) -> int:
         print(f"{r.arch:<{width}}  {r.verdict:<10}  {r.reason}")
         if r.witness is not None:
             words = ", ".join(f"{k}={' '.join(v) or 'ε'}" for k, v in r.witness["words"].items())
-            stride = f" (stride {r.witness['stride']})" if r.witness["kind"] != "equal-counts" else ""
+            powers = r.witness["kind"] != "equal-counts"
+            stride = f" (stride {r.witness['stride']})" if powers else ""
             print(f"{'':<{width}}  witness: {words}{stride}")
     return 0
