@@ -1,0 +1,116 @@
+"""``fsmnet compile SPEC --arch ID -o NET.safetensors``: write exact weights to a file."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from fsmnet.errors import NotExpressible, SpecError
+
+# One line per architecture for --help (DESIGN.md §4 has the details).
+ARCH_HELP: dict[str, str] = {
+    "bilinear-full": "h = A(x) h with a dense 3-way tensor; any automaton (one-hot, H = n)",
+    "bilinear-cp": "A(x) = U diag(Vᵀx) Zᵀ; exact CP factors (options: rank, bounds, search, "
+                   "search_seconds)",
+    "bilinear-block": "block-diagonal A(x), one block per direct-product factor "
+                      "(options: max_states, max_congruences)",
+    "bilinear-r2": "2×2 rotation-scaling blocks; commutative languages only",
+    "bilinear-real-diag": "real diagonal; commutative languages with periods ≤ 2",
+    "bilinear-positive-diag": "positive diagonal (Mamba-like); commutative, aperiodic counts",
+    "deltaproduct": "products of generalized Householder reflections",
+    "fixed-point": "dense A reached as a fixed point of a diagonal RNN; permutation letters",
+    "minmax-dense": "max-min recurrence over Boolean one-hot matrices; any automaton",
+    "minmax-cascade": "holonomy cascade of MinMax units",
+    "minmax-scalar": "cascade of scalar MinMax units; star-free (aperiodic) languages only",
+}
+
+_EPILOG = """\
+architectures:
+{archs}
+
+Options are construction-specific (--option key=value, repeatable); a value is
+read as JSON when it parses (3, 2.5, true, null), otherwise as a string.
+
+exit codes: 0 written; 1 the architecture cannot express the automaton (the
+line "not expressible: <reason>" says why); 2 bad input (SPEC, options, path).
+
+examples:
+  fsmnet compile parity --arch bilinear-full -o parity.safetensors
+  fsmnet compile modadd:6 --arch bilinear-block -o mod6.safetensors --json
+  fsmnet compile modadd:3 --arch bilinear-cp -o mod3.safetensors --option search_seconds=5
+"""
+
+
+@dataclass(frozen=True)
+class CompileResult:
+    """What ``fsmnet compile --json`` prints."""
+
+    arch: str
+    name: str
+    output: str
+    hidden_size: int
+    parameters: int
+    options: dict[str, Any]
+
+
+def parse_options(pairs: list[str]) -> dict[str, Any]:
+    """``key=value`` strings into a dict (JSON values when they parse)."""
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        if not sep or not key:
+            raise SpecError("expected key=value", source="<command line>",
+                            field="--option", value=pair)
+        try:
+            options[key] = json.loads(text)
+        except json.JSONDecodeError:
+            options[key] = text
+    return options
+
+
+def _handle(args: argparse.Namespace) -> int:
+    from fsmnet.cli.common import print_json
+    from fsmnet.compile import compile_automaton
+
+    options = parse_options(args.option or [])
+    try:
+        net = compile_automaton(args.spec, args.arch, **options)
+    except NotExpressible as exc:
+        print(f"not expressible: {exc}", file=sys.stderr)
+        return 1
+    net.save(args.output)
+    result = CompileResult(arch=net.arch, name=net.name, output=args.output,
+                           hidden_size=net.hidden_size, parameters=net.n_params,
+                           options=net.options)
+    if args.json:
+        print_json(result)
+    else:
+        shown = {k: v for k, v in net.options.items() if k != "states"}
+        print(f"{args.output}: {net.arch} network for {net.name or args.spec}")
+        print(f"  hidden size {net.hidden_size}, {net.n_params} parameters")
+        print(f"  options {json.dumps(shown, ensure_ascii=False)}")
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``compile`` sub-command."""
+    from fsmnet.compile import CONSTRUCTIONS
+
+    archs = "\n".join(f"  {a:<24}{ARCH_HELP.get(a, '')}" for a in CONSTRUCTIONS)
+    parser = subparsers.add_parser(
+        "compile", help="compile an automaton into exact network weights",
+        description="Compile SPEC (minimized first) into exact weights for an architecture "
+                    "and save them as a .safetensors file (docs/formats.md).",
+        epilog=_EPILOG.format(archs=archs), formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("spec", metavar="SPEC", help="spec file or built-in family")
+    parser.add_argument("--arch", required=True, choices=list(CONSTRUCTIONS), metavar="ID",
+                        help="architecture id (listed below)")
+    parser.add_argument("-o", "--output", required=True, metavar="NET.safetensors",
+                        help="where to write the network")
+    parser.add_argument("--option", action="append", metavar="KEY=VALUE",
+                        help="construction option (repeatable)")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.set_defaults(handler=_handle)
