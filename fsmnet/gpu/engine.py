@@ -1,0 +1,241 @@
+"""The one entry point of the scan engine: :func:`evaluate`.
+
+It runs an automaton or a network over a symbol array on the best available
+backend and returns the outputs (labels after every symbol) or only the last
+state.  Results equal the reference evaluator: identical states for automata,
+identical readouts for networks.  ``start`` / ``EvalResult.state`` let a
+caller stream an input in pieces (``fsmnet run`` does, for 10^10 symbols).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from fsmnet.automata import Automaton
+from fsmnet.errors import BackendUnavailable, SpecError
+
+BACKENDS = ("auto", "cupy", "numba", "numpy", "dask")
+CAYLEY_LIMIT = 1 << 20  # monoid elements; a table of 2^20 × |Σ| int64 is 8 MB a symbol
+MIN_PARALLEL = 1 << 16  # shorter inputs are not worth a parallel scan
+
+
+@dataclass(frozen=True)
+class EvalResult:
+    """What :func:`evaluate` returns.
+
+    Attributes
+    ----------
+    outputs
+        Label index after each symbol (length = input length), or ``None``
+        when ``outputs="last"``.
+    state
+        The final state: an automaton state index, or a network state.
+    backend, path
+        Which backend and which algorithm ran (e.g. ``"numba"``, ``"cayley"``).
+    seconds
+        Wall time of the evaluation.
+    """
+
+    outputs: np.ndarray | None
+    state: Any
+    backend: str
+    path: str
+    seconds: float
+
+
+def cuda_available() -> bool:
+    """True when CuPy imports and sees a CUDA device."""
+    try:
+        import cupy
+
+        return bool(cupy.cuda.runtime.getDeviceCount() > 0)
+    except Exception:  # ImportError, or a CUDA runtime error without a driver
+        return False
+
+
+def pick_backend(backend: str) -> str:
+    if backend not in BACKENDS:
+        raise SpecError(f"unknown backend; choose one of {', '.join(BACKENDS)}",
+                        source="<evaluate>", field="backend", value=backend)
+    if backend == "auto":
+        return "cupy" if cuda_available() else "numba"
+    if backend == "cupy" and not cuda_available():
+        raise BackendUnavailable("backend 'cupy' needs CuPy and a CUDA device; none is usable "
+                                 "here (use --backend numba, or install the 'gpu' extra)")
+    return backend
+
+
+def _symbols_array(symbols: Any, n_symbols: int) -> np.ndarray:
+    arr = np.asarray(symbols)
+    if arr.ndim != 1 or not np.issubdtype(arr.dtype, np.integer):
+        raise SpecError("symbols must be a 1-D integer array of symbol indices",
+                        source="<evaluate>", field="symbols", value=str(arr.dtype))
+    if arr.size and (int(arr.min()) < 0 or int(arr.max()) >= n_symbols):
+        raise SpecError(f"symbol index out of range 0..{n_symbols - 1}", source="<evaluate>",
+                        field="symbols", value=int(arr.max()))
+    return arr
+
+
+def evaluate(model: Automaton | Any, symbols: Any, *, backend: str = "auto",
+             outputs: str = "all", start: Any = None, chunk: int | None = None,
+             path: str = "auto") -> EvalResult:
+    """Run an automaton or a network on a symbol-index array.
+
+    Parameters
+    ----------
+    model
+        An :class:`~fsmnet.automata.Automaton` or a :class:`~fsmnet.nets.Network`.
+    symbols
+        1-D integer array of symbol indices (any integer dtype; uint8 saves memory).
+    backend
+        ``"auto"`` (CuPy when a GPU is usable, else Numba), ``"cupy"``,
+        ``"numba"``, ``"numpy"`` (the reference loop) or ``"dask"``.
+    outputs
+        ``"all"`` (label index after each symbol) or ``"last"`` (final state only).
+    start
+        State to start from (default: the initial state / h0).
+    chunk
+        Chunk length of the parallel scan (default: about 4 chunks a thread).
+    path
+        Automata on Numba: ``"auto"``, ``"sequential"``, ``"cayley"`` or ``"live"``.
+    """
+    if outputs not in ("all", "last"):
+        raise SpecError("outputs must be 'all' or 'last'", source="<evaluate>",
+                        field="outputs", value=outputs)
+    chosen = pick_backend(backend)
+    begin = time.perf_counter()
+    if chosen == "cupy":
+        from fsmnet.gpu.cupy_backend import evaluate_cupy as run
+    elif chosen == "dask":
+        from fsmnet.gpu.dask_backend import evaluate_dask as run
+    elif chosen == "numpy":
+        run = _evaluate_numpy
+    else:
+        run = _evaluate_numba
+    out, state, used = run(model, symbols, outputs=outputs, start=start, chunk=chunk, path=path)
+    return EvalResult(out, state, chosen, used, time.perf_counter() - begin)
+
+
+# ------------------------------------------------------------------- numpy
+def _evaluate_numpy(model: Any, symbols: Any, *, outputs: str, start: Any, chunk: Any,
+                    path: str) -> tuple[np.ndarray | None, Any, str]:
+    if isinstance(model, Automaton):
+        arr = _symbols_array(symbols, model.n_symbols)
+        states = model.trace(arr, start=start)
+        out = model.output_ids[states[1:]] if outputs == "all" and model.outputs else None
+        return out, int(states[-1]), "reference"
+    sem = model.semantics
+    arr = _symbols_array(symbols, len(model.symbols))
+    state = sem.initial_state(model, False) if start is None else start
+    res = np.empty(len(arr) if outputs == "all" else 0, dtype=np.int64)
+    for t, a in enumerate(arr):
+        state = sem.step(model, state, int(a), False)
+        if outputs == "all":
+            res[t] = sem.readout(model, state, False)
+    return (res if outputs == "all" else None), state, "reference"
+
+
+# ------------------------------------------------------------------- numba
+def _threads() -> int:
+    import numba
+
+    return int(numba.get_num_threads())
+
+
+def _evaluate_numba(model: Any, symbols: Any, *, outputs: str, start: Any, chunk: Any,
+                    path: str) -> tuple[np.ndarray | None, Any, str]:
+    if isinstance(model, Automaton):
+        return _automaton_numba(model, symbols, outputs=outputs, start=start, chunk=chunk,
+                                path=path)
+    from fsmnet.nets.linear import LinearRecurrence
+
+    if isinstance(model.semantics, LinearRecurrence):
+        from fsmnet.gpu.numba_linear import run_linear
+
+        arr = _symbols_array(symbols, len(model.symbols))
+        mats = np.ascontiguousarray(model.semantics.matrices(model, False), dtype=np.float64)
+        readout = np.ascontiguousarray(model.params["readout"], dtype=np.float64)
+        h = np.array(model.semantics.initial_state(model, False) if start is None else start,
+                     dtype=np.float64)
+        res = np.empty(len(arr) if outputs == "all" else 0, dtype=np.int64)
+        h = run_linear(mats, readout, arr, h, res)
+        return (res if outputs == "all" else None), h, "sequential-matvec"
+    # Other architectures: the reference loop until a kernel exists for them.
+    out, state, _ = _evaluate_numpy(model, symbols, outputs=outputs, start=start, chunk=chunk,
+                                    path=path)
+    return out, state, "reference"
+
+
+def _automaton_numba(a: Automaton, symbols: Any, *, outputs: str, start: Any, chunk: Any,
+                     path: str) -> tuple[np.ndarray | None, Any, str]:
+    from fsmnet.gpu import numba_automaton as K
+
+    arr = _symbols_array(symbols, a.n_symbols)
+    q0 = int(a._start(start))
+    delta = np.ascontiguousarray(a.delta)
+    out_ids = np.ascontiguousarray(a.output_ids if a.outputs is not None
+                                   else np.zeros(a.n_states, dtype=np.int64))
+    threads = _threads()
+    if path == "auto":
+        if threads < 2 or len(arr) < MIN_PARALLEL:
+            path = "sequential"
+        else:
+            path = "cayley" if _cayley(a) is not None else "live"
+    if path == "sequential":
+        res = np.empty(len(arr) if outputs == "all" else 0, dtype=np.int64)
+        q = int(K.run_sequential(delta, out_ids, arr, q0, res))
+        return (res if outputs == "all" else None), q, "sequential"
+    size = chunk or max(1024, -(-len(arr) // (4 * threads)))
+    if path == "cayley":
+        table = _cayley(a)
+        if table is None:
+            raise SpecError("the transition monoid is too large for a Cayley table",
+                            source="<evaluate>", field="path", value=path)
+        cayley, elements, identity = table
+        summaries = K.chunk_summaries_cayley(cayley, identity, arr, size)
+        maps = elements[summaries]
+    elif path == "live":
+        maps = K.chunk_summaries_live(delta, a.n_states, arr, size)
+    else:
+        raise SpecError("unknown path", source="<evaluate>", field="path", value=path)
+    starts = np.empty(len(maps), dtype=np.int64)
+    q = q0
+    for c in range(len(maps)):  # phase 2: a gather per chunk
+        starts[c] = q
+        q = int(maps[c, q])
+    if outputs == "last":
+        return None, q, path
+    res = np.empty(len(arr), dtype=np.int64)
+    K.replay_chunks(delta, out_ids, arr, starts, size, res)
+    return res, q, path
+
+
+def _cayley(a: Automaton) -> tuple[np.ndarray, np.ndarray, int] | None:
+    """(right Cayley table, elements, identity index), cached per automaton; None if huge."""
+    key = (a.delta.tobytes(), a.delta.shape)
+    if key in _CAYLEY_CACHE:
+        return _CAYLEY_CACHE[key]
+    from fsmnet.algebra.monoid import MonoidTooLarge, TransitionMonoid
+
+    try:
+        monoid = TransitionMonoid.from_automaton(a, limit=CAYLEY_LIMIT)
+        value: tuple[np.ndarray, np.ndarray, int] | None = (
+            np.ascontiguousarray(monoid.right_cayley_table(), dtype=np.int64),
+            np.ascontiguousarray(monoid.elements(), dtype=np.int64),
+            int(monoid.identity_index),
+        )
+    except MonoidTooLarge:
+        value = None
+    if len(_CAYLEY_CACHE) > 16:
+        _CAYLEY_CACHE.clear()
+    _CAYLEY_CACHE[key] = value
+    return value
+
+
+_CAYLEY_CACHE: dict[Any, tuple[np.ndarray, np.ndarray, int] | None] = {}
+
+__all__ = ["BACKENDS", "EvalResult", "cuda_available", "evaluate"]
