@@ -1,0 +1,50 @@
+"""The torch export computes what the NumPy reference evaluator computes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from bilinear_helpers import expected_trace, small_automata
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import fsmnet
+
+torch = pytest.importorskip("torch")
+
+ARCHS = ["bilinear-full", "bilinear-cp", "bilinear-block"]
+OPTIONS = {"bilinear-cp": {"search": False}}
+
+
+def _compare(net, automaton, seed, batch=3, length=300):
+    rng = np.random.default_rng(seed)
+    words = rng.integers(0, automaton.n_symbols, size=(batch, length))
+    got = net.to_torch()(torch.tensor(words)).numpy()
+    for b in range(batch):
+        ref = net.label_trace(words[b])
+        assert np.array_equal(got[b], ref)
+        assert np.array_equal(ref, expected_trace(automaton, words[b]))
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("spec", ["parity", "modadd:6", "symmetric:3", "contains:aba"])
+def test_families(arch, spec):
+    net = fsmnet.compile(spec, arch, **OPTIONS.get(arch, {}))
+    _compare(net, fsmnet.load(spec).minimal(), seed=len(spec))
+
+
+@settings(deadline=None, max_examples=10)
+@given(small_automata(max_states=5), st.sampled_from(ARCHS), st.integers(0, 2**32 - 1))
+def test_random_automata(automaton, arch, seed):
+    net = fsmnet.compile(automaton, arch, **OPTIONS.get(arch, {}))
+    _compare(net, automaton.minimal(), seed, batch=2, length=100)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_parameters_are_trainable_float64(arch):
+    module = fsmnet.compile("modadd:6", arch, **OPTIONS.get(arch, {})).to_torch()
+    params = list(module.parameters())
+    assert params and all(p.requires_grad and p.dtype == torch.float64 for p in params)
+    scores = module.scores(torch.tensor([[0, 1, 2]]))
+    scores.sum().backward()
+    assert any(p.grad is not None and torch.any(p.grad != 0) for p in params)
