@@ -59,10 +59,10 @@ def _action_ok(h: Holonomy, level: int, act: LevelAction, point: int,
     if act.kind == "const":
         return None if 0 <= act.value < lv.n_points else "reset to a point out of range"  # type: ignore[operator]
     perm = act.value
-    key = (level, point, perm)
+    k = lv.component_of_point(point)
+    key = (level, k, perm)  # membership depends on the component, not on the point
     if key in cache:
         return cache[key]
-    k = lv.component_of_point(point)
     comp = lv.components[k]
     why = None
     if sorted(perm) != list(range(lv.n_points)):  # type: ignore[arg-type]

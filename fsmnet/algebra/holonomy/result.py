@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fsmnet.algebra.groups import describe_group
+from fsmnet.algebra.groups import group_name
 from fsmnet.algebra.holonomy.cascade import Holonomy
 
 __all__ = ["ComponentSummary", "DecomposeResult", "GroupSummary", "LevelSummary",
@@ -61,8 +61,10 @@ def summarize(h: Holonomy, *, verified: bool) -> DecomposeResult:
         for comp in lv.components:
             group = None
             if comp.group is not None:
-                facts = describe_group(comp.group)
-                group = GroupSummary(order=facts.order, name=facts.name)
+                # group_name is the naming step of describe_group without the
+                # exponent and solvability, which cost seconds on regular
+                # actions (S_5 on its 120 elements) and are not in the schema.
+                group = GroupSummary(order=int(comp.group.order()), name=group_name(comp.group))
             comps.append(ComponentSummary(points=comp.n_tiles, group=group))
         levels.append(LevelSummary(level=lv.level, points=lv.n_points, components=comps))
     return DecomposeResult(levels=levels, verified=verified)

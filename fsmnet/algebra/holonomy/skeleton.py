@@ -36,24 +36,20 @@ def mask_of(points: Iterable[int]) -> int:
 def members(mask: int) -> tuple[int, ...]:
     """The points of a bitmask, in increasing order."""
     out = []
-    x = 0
     while mask:
-        if mask & 1:
-            out.append(x)
-        mask >>= 1
-        x += 1
+        low = mask & -mask  # lowest set bit: visits only the members
+        out.append(low.bit_length() - 1)
+        mask ^= low
     return tuple(out)
 
 
 def image_mask(mask: int, t: Sequence[int]) -> int:
     """The image ``P·t`` of the set ``P`` (a bitmask) under the map ``t``."""
     out = 0
-    x = 0
     while mask:
-        if mask & 1:
-            out |= 1 << t[x]
-        mask >>= 1
-        x += 1
+        low = mask & -mask
+        out |= 1 << t[low.bit_length() - 1]
+        mask ^= low
     return out
 
 
@@ -110,6 +106,7 @@ class Skeleton:
     class_depth: tuple[int, ...]
     tiles: tuple[tuple[int, ...], ...]
     _index: dict[int, int]
+    _max_depth: int
 
     # ------------------------------------------------------------ lookups
     def index(self, subset: Iterable[int] | int) -> int:
@@ -159,7 +156,7 @@ class Skeleton:
     @property
     def max_depth(self) -> int:
         """The greatest depth, that of the singletons; the cascade has ``max_depth - 1`` levels."""
-        return max(self.class_depth)
+        return self._max_depth
 
     def tiles_of(self, subset: Iterable[int]) -> tuple[frozenset[int], ...]:
         """The tiles of a set of the extended image set, as ``frozenset`` objects."""
@@ -373,4 +370,5 @@ def build_skeleton(n_states: int, generators: Sequence[Sequence[int]]) -> Skelet
         class_depth=tuple(depth),
         tiles=tuple(tiles),
         _index=dict(index),
+        _max_depth=max(depth),
     )
