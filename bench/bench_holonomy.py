@@ -1,7 +1,7 @@
 """Benchmark of the holonomy decomposition (``python bench/bench_holonomy.py``).
 
 Times, on this machine, the decomposition itself and the action/emulation
-checks for: the full transformation monoids T_4..T_6 (T_5 has 3125 elements;
+checks for: the full transformation monoids T_4..T_7 (T_5 has 3125 elements;
 target < 10 s), random 8-state automata with 2 and 3 letters, and modular
 counters.  Prints one line per case.
 """
@@ -44,7 +44,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--random", type=int, default=5, help="random automata per size")
     args = parser.parse_args()
-    for n in (4, 5, 6):
+    for n in (4, 5, 6, 7):
         measure(f"T_{n}", full_transformation(n))
     for k in (2, 3):
         for seed in range(args.random):
