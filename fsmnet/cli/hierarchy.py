@@ -1,0 +1,65 @@
+"""``fsmnet hierarchy``: the architecture × task table, each cell proved or refuted."""
+
+from __future__ import annotations
+
+import argparse
+
+from fsmnet.cli.common import print_json, show_progress
+
+EPILOG = """\
+Cells: ✓ the construction compiled and was proved equal to the automaton
+(H = hidden size, L = cascade levels), then run on --length random symbols
+and checked at every position; ✗ impossible, by a theorem with a witness that
+'fsmnet check' re-verifies (see 'fsmnet expressivity TASK'); ? unknown.
+
+examples:
+  fsmnet hierarchy --length 0          # verdicts only
+  fsmnet hierarchy --markdown          # the README table
+  fsmnet hierarchy --json --plot docs/hierarchy.png
+"""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("hierarchy", help="the architecture × task table (proved / refuted)",
+                       description=__doc__, epilog=EPILOG,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--length", type=int, default=1_000_000,
+                   help="random-word length for the runs of the ✓ cells (0: skip)")
+    p.add_argument("--task", action="append", metavar="SPEC",
+                   help="tasks to use instead of the built-in suite (repeatable)")
+    p.add_argument("--arch", action="append", metavar="ID", help="architectures (repeatable)")
+    p.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    p.add_argument("--plot", metavar="PNG", help="also draw the table as a heat map")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    from fsmnet.verify.expressivity import CLASSES
+    from fsmnet.verify.hierarchy import TASKS, build_hierarchy, to_markdown
+
+    tasks = [(t, t) for t in args.task] if args.task else list(TASKS)
+    archs = args.arch or list(CLASSES)
+    bar = None
+    if show_progress(args.json):
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(tasks) * len(archs), leave=False, unit="cell")
+
+    def progress(label: str) -> None:
+        if bar is not None:
+            bar.set_description(label)
+            bar.update(1)
+
+    table = build_hierarchy(tasks, archs, length=args.length, progress=progress)
+    if bar is not None:
+        bar.close()
+    if args.plot:
+        from fsmnet.verify.hierarchy_plot import plot_hierarchy
+
+        plot_hierarchy(table, args.plot)
+    if args.json:
+        print_json(table)
+    else:
+        print(to_markdown(table))
+    return 0

@@ -1,0 +1,30 @@
+"""A heat-map picture of the hierarchy table (matplotlib, imported lazily)."""
+
+from __future__ import annotations
+
+from fsmnet.verify.hierarchy import Hierarchy
+
+
+def plot_hierarchy(table: Hierarchy, path: str) -> None:
+    """Green ✓ proved, red ✗ impossible (witness), grey ? unknown."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import ListedColormap
+
+    code = {"impossible": 0, "unknown": 1, "possible": 2}
+    grid = [[code[table.cell(t, a).verdict] for a in table.archs] for t in table.tasks]
+    fig, ax = plt.subplots(figsize=(1.1 * len(table.archs) + 2, 0.45 * len(table.tasks) + 1.8))
+    ax.imshow(grid, cmap=ListedColormap(["#d9534f", "#cccccc", "#5cb85c"]), vmin=0, vmax=2)
+    for i, t in enumerate(table.tasks):
+        for j, a in enumerate(table.archs):
+            c = table.cell(t, a)
+            mark = {"possible": "✓", "impossible": "✗", "unknown": "?"}[c.verdict]
+            ax.text(j, i, mark, ha="center", va="center", fontsize=11)
+    ax.set_xticks(range(len(table.archs)), table.archs, rotation=40, ha="right")
+    ax.set_yticks(range(len(table.tasks)), table.tasks)
+    ax.set_title("fsmnet hierarchy: ✓ proved, ✗ impossible (witness), ? unknown")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
