@@ -156,3 +156,17 @@ def test_unknown_arch_in_constructor(nets):
     net = nets["bilinear-full"]
     with pytest.raises(NetworkFileError, match="'arch'.*'nope'"):
         Network(arch="nope", params=net.params, symbols=net.symbols, labels=net.labels)
+
+
+def test_docs_example_runs(tmp_path, monkeypatch, capsys):
+    # docs/formats.md promises a runnable example; run it as written.
+    import pathlib
+    import re
+
+    text = (pathlib.Path(__file__).parent.parent / "docs" / "formats.md").read_text()
+    code = re.search(r"```python\n(.*?)```", text, re.S).group(1)
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, "docs/formats.md", "exec"), {})
+    lines = capsys.readouterr().out.splitlines()
+    # 1 + 2 + 4 = 7 ≡ 1 (mod 6), computed both through fsmnet and by hand.
+    assert lines[1:] == ["1", "1"]
