@@ -164,6 +164,8 @@ YAML_CASES = [
      "input_symbols", False, "quote it"),
     ("duplicate YAML key", YAML_HEAD + "transitions:\n  p: {a: q}\n  p: {a: p}\n",
      "transitions.p", "p", "duplicate key"),
+    ("lone surrogate", 'states: ["p\\ud800"]\ninput_symbols: [a]\ntransitions: {}\n',
+     "states", "p\ud800", "lone surrogate"),
     ("YAML set of states", "states: !!set {p: null}\ninput_symbols: [a]\ntransitions: {}\n",
      "states", {"p"}, "not set"),
 ]
@@ -229,3 +231,14 @@ def test_fsmnet_load_routes_paths_to_the_loader(tmp_path: Path) -> None:
 def test_spec_error_is_a_value_error() -> None:
     # Callers that only know Python's ValueError still catch bad specs.
     assert issubclass(SpecError, ValueError)
+
+
+def test_save_file_rejects_unencodable_names(tmp_path: Path) -> None:
+    from fsmnet.automata import Automaton
+    from fsmnet.automata.spec import save_file
+
+    m = Automaton(delta=[[0]], symbols=["a"], states=["\ud800"], initial=0, outputs=[True])
+    with pytest.raises(SpecError, match="lone surrogate") as info:
+        save_file(m, tmp_path / "m.json")
+    assert info.value.source == str(tmp_path / "m.json")
+    assert not (tmp_path / "m.json").exists()

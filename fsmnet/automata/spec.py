@@ -119,7 +119,12 @@ def save_file(automaton: Automaton, path: str | os.PathLike[str], *,
             # (U+0085 becomes a space); escaping all non-ASCII is exact.
             text = yaml.safe_dump(data, sort_keys=False, allow_unicode=False)
     try:
-        Path(target).write_text(text, encoding="utf-8")
+        encoded = text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise SpecError("a name or label is not valid Unicode (a lone surrogate)",
+                        source=target, value=exc.object[exc.start:exc.end]) from None
+    try:
+        Path(target).write_bytes(encoded)
     except OSError as exc:
         raise SpecError(f"cannot write the spec file ({exc.strerror or exc})",
                         source=target) from None
@@ -306,6 +311,8 @@ def _outputs(v: _Validator, raw: Any, states: list[str], st_index: dict[str, int
         if not isinstance(label, (bool, int, str)):
             v.fail("an output label must be a bool, an integer or a string",
                    f"outputs.{q}", label)
+        if isinstance(label, str):
+            v.unicode(label, f"outputs.{q}")
         labels[q] = label
     lacking = [s for s in states if s not in labels]
     if lacking:
@@ -349,9 +356,7 @@ def _regex_spec(v: _Validator, top: Mapping[str, Any], name: str, description: s
         if key in top:
             v.fail("a regex spec takes only regex, input_symbols, name and description",
                    key, key)
-    pattern = top["regex"]
-    if not isinstance(pattern, str):
-        v.fail("the regex must be a string", "regex", pattern)
+    pattern = v.text(top["regex"], "regex")
     if "input_symbols" not in top:
         v.fail("a regex spec needs input_symbols", "input_symbols", None)
     symbols = v.names(top["input_symbols"], "input_symbols", "symbol")
@@ -395,7 +400,15 @@ class _Validator:
     def text(self, value: Any, field: str) -> str:
         if not isinstance(value, str):
             self.fail("must be a string", field, value)
+        self.unicode(value, field)
         return value
+
+    def unicode(self, value: str, field: str) -> None:
+        # YAML turns "\ud800" escapes into lone surrogates, which no file can hold.
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            self.fail("not valid Unicode (a lone surrogate)", field, value)
 
     def names(self, data: Any, field: str, kind: str, *, allow_empty: bool = False
               ) -> list[str]:
@@ -409,6 +422,7 @@ class _Validator:
             if not isinstance(item, str):
                 self.fail(f"{kind} names must be strings, not {_kind(item)} "
                           "(quote it in YAML)", field, item)
+            self.unicode(item, field)
             if item in seen:
                 self.fail(f"duplicate {kind} name", field, item)
             seen.add(item)
