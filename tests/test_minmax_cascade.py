@@ -170,6 +170,20 @@ def test_scalar_compiles_aperiodic_families(family: str) -> None:
     assert np.array_equal(net.label_trace(w), expected(a, w))
 
 
+@pytest.mark.parametrize("family", ["starfree", "contains:aba", "latch:3"])
+def test_scalar_cascade_settles_after_one_period_per_level(family: str) -> None:
+    # Theorem (DESIGN.md §5.4): with L scalar levels read at t−1, the output
+    # along p·u^k·s is constant for k >= L.  Checked on the network itself.
+    net = compile_automaton(family, "minmax-scalar")
+    levels = net.options["levels"]
+    rng = np.random.default_rng(9)
+    n = len(net.symbols)
+    for _ in range(30):
+        p, u, s = (list(rng.integers(0, n, m)) for m in rng.integers(1, 5, 3))
+        outs = {int(net.label_trace(p + u * k + s)[-1]) for k in range(levels, levels + 4)}
+        assert len(outs) == 1
+
+
 def check_witness(a: Automaton, witness) -> None:
     """Re-check a periodicity witness by running the automaton."""
     u = a.encode(list(witness.word))
@@ -206,7 +220,7 @@ def test_torch_export_agrees() -> None:
     for family in ("random:n=6,k=2,seed=3", "contains:aba"):
         a = fsmnet.load(family).minimal()
         net = compile_automaton(a, "minmax-cascade")
-        words = np.random.default_rng(4).integers(0, a.n_symbols, (3, 400))
+        words = np.random.default_rng(4).integers(0, a.n_symbols, (3, 250))
         got = net.to_torch()(torch.tensor(words)).numpy()
         for b in range(3):
             assert np.array_equal(got[b], expected(a, words[b]))

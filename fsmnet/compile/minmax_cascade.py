@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -55,12 +55,15 @@ class CascadeSpec:
         ``level`` given the coordinates of the levels above (before the update).
     decode
         Coordinate tuple -> automaton state index.
+    facts
+        JSON facts about the decomposition, copied into the network's options.
     """
 
     sizes: tuple[int, ...]
     initial: tuple[int, ...]
     action: Callable[[int, int, tuple[int, ...]], Action]
     decode: Callable[[tuple[int, ...]], int]
+    facts: dict[str, Any] = field(default_factory=dict)
 
     def step(self, coords: tuple[int, ...], symbol: int) -> tuple[int, ...]:
         """The lift of ``symbol``: every level reads the coordinates above at t−1."""
@@ -178,6 +181,7 @@ def cascade_network(spec: CascadeSpec, automaton: Automaton, *, arch: str = "min
         "reachable_coordinates": len(tab.reached),
         "verified_product": True,
     }
+    facts.update(spec.facts)
     facts.update(options or {})
     return Network(arch=arch, params=params, symbols=automaton.symbols,
                    labels=automaton.labels, options=facts, name=automaton.name)

@@ -26,5 +26,8 @@ def holonomy_spec(automaton: Automaton) -> CascadeSpec:
     def decode(coords: tuple[int, ...]) -> int:
         return int(hol.decode(coords))
 
+    components = [[{"points": int(c.n_tiles),
+                    "group_order": None if c.group is None else int(c.group.order())}
+                   for c in level.components] for level in hol.levels]
     return CascadeSpec(sizes=sizes, initial=tuple(int(c) for c in hol.encode(automaton.initial)),
-                       action=action, decode=decode)
+                       action=action, decode=decode, facts={"holonomy_components": components})

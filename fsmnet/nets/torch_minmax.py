@@ -112,13 +112,14 @@ class CascadeMinMaxModule(torch.nn.Module):
 
     def _label(self, state: list[torch.Tensor]) -> torch.Tensor:
         coords = self._coords(state)
-        return self.readout[self._code(coords, len(coords))]
+        table: torch.Tensor = self.get_buffer("readout")
+        return table[self._code(coords, len(coords))]
 
     def forward(self, words: torch.Tensor) -> torch.Tensor:
         batch, length = words.shape
+        # scalar units: x0 has shape (1,) -> (batch,); matrix units: (k,) -> (batch, k)
         state = [x0.expand(batch) if kind == 0 else x0.expand(batch, -1)
                  for x0, kind in zip(self.starts, self.kinds)]
-        state = [x.reshape(batch) if kind == 0 else x for x, kind in zip(state, self.kinds)]
         out = [self._label(state)]
         for t in range(length):
             coords = self._coords(state)  # every controller reads t-1
