@@ -164,6 +164,15 @@ def _evaluate_numba(model: Any, symbols: Any, *, outputs: str, start: Any, chunk
         res = np.empty(len(arr) if outputs == "all" else 0, dtype=np.int64)
         h = run_linear(mats, readout, arr, h, res)
         return (res if outputs == "all" else None), h, "sequential-matvec"
+    from fsmnet.nets.minmax import DenseMinMax
+    from fsmnet.nets.minmax_cascade import MinMaxCascade
+
+    if isinstance(model.semantics, (DenseMinMax, MinMaxCascade)):
+        from fsmnet.gpu.numba_minmax import evaluate_minmax
+
+        arr = _symbols_array(symbols, len(model.symbols))
+        return evaluate_minmax(model, arr, outputs=outputs, start=start, chunk=chunk, path=path,
+                               threads=_threads(), min_parallel=MIN_PARALLEL)
     # Other architectures: the reference loop until a kernel exists for them.
     out, state, _ = _evaluate_numpy(model, symbols, outputs=outputs, start=start, chunk=chunk,
                                     path=path)

@@ -1,0 +1,151 @@
+"""The scan engine on networks: readouts (and MinMax states) equal the reference.
+
+References: ``fsmnet.nets.evaluate.reference_trace`` (the step-by-step NumPy
+loop over the architecture's ``step``), the automaton a network was compiled
+from, and for cascades the levelwise evaluator of fsmnet.nets.minmax_cascade.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import fsmnet
+from fsmnet.gpu import evaluate
+from fsmnet.nets.evaluate import reference_trace
+from fsmnet.nets.minmax_cascade import levelwise_label_trace
+from fsmnet.nets.network import Network
+from fsmnet.verify.strategies import networks
+
+VALUES = [-1.0, 0.0, 0.5, 1.0, 1.5, 2.0, 2.25, 3.0, 3.5, 4.0]  # finite: files forbid inf
+
+
+@st.composite
+def scalar_cascades(draw):
+    """Random minmax-scalar networks with arbitrary (r, s) tables (not only compiled ones)."""
+    n_symbols = draw(st.integers(1, 3))
+    n_units = draw(st.integers(1, 4))
+    levels = sorted(draw(st.lists(st.integers(0, 3), min_size=n_units, max_size=n_units)))
+    sizes = draw(st.lists(st.integers(1, 3), min_size=n_units, max_size=n_units))
+    params = {"unit_level": np.array(levels), "unit_size": np.array(sizes),
+              "unit_kind": np.zeros(n_units, dtype=np.int64)}
+    for u in range(n_units):
+        above = sum(1 for lv in levels if lv < levels[u])
+        dom = int(np.prod(sizes[:above], dtype=np.int64))
+        cells = n_symbols * dom
+        for name in ("r", "s"):
+            vals = draw(st.lists(st.sampled_from(VALUES), min_size=cells, max_size=cells))
+            params[f"unit{u}_{name}"] = np.array(vals).reshape(n_symbols, dom)
+        params[f"unit{u}_x0"] = np.array([draw(st.sampled_from(VALUES[1:-1]))])
+    n_labels = draw(st.integers(1, 3))
+    codes = int(np.prod(sizes))
+    params["readout"] = np.array(draw(st.lists(st.integers(0, n_labels - 1), min_size=codes,
+                                               max_size=codes)), dtype=np.int64)
+    return Network(arch="minmax-scalar", params=params,
+                   symbols=[chr(97 + i) for i in range(n_symbols)], labels=list(range(n_labels)))
+
+
+def same_state(a, b):
+    if isinstance(a, tuple):
+        return len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b))
+    return np.array_equal(a, b)
+
+
+def reference_state(net, word, start=None):
+    sem = net.semantics
+    state = sem.initial_state(net, False) if start is None else start
+    for x in word:
+        state = sem.step(net, state, int(x), False)
+    return state
+
+
+def check_all_ways(net, word, paths, chunk):
+    want = reference_trace(net, word)[1:]
+    want_state = reference_state(net, word)
+    for path in paths:
+        res = evaluate(net, word, backend="numba", path=path, chunk=chunk)
+        assert np.array_equal(res.outputs, want), path
+        last = evaluate(net, word, backend="numba", path=path, chunk=chunk, outputs="last")
+        assert last.outputs is None
+        if net.arch.startswith("minmax"):  # max/min select values: states are identical
+            assert same_state(res.state, want_state) and same_state(last.state, want_state)
+        else:
+            assert np.allclose(res.state, want_state) and np.allclose(last.state, want_state)
+
+
+@settings(deadline=None, max_examples=25)
+@given(data=st.data(), net=scalar_cascades())
+def test_random_scalar_cascades(data, net):
+    word = np.array(data.draw(st.lists(st.integers(0, len(net.symbols) - 1), max_size=150)),
+                    dtype=np.int64)
+    chunk = data.draw(st.integers(1, 30))
+    check_all_ways(net, word, ("sequential", "levelwise", "auto"), chunk)
+    assert np.array_equal(levelwise_label_trace(net, word)[1:],
+                          evaluate(net, word, backend="numba", path="levelwise",
+                                   chunk=chunk).outputs)
+
+
+@settings(deadline=None, max_examples=15)
+@given(data=st.data(), net=scalar_cascades())
+def test_cascade_streaming(data, net):
+    word = np.array(data.draw(st.lists(st.integers(0, len(net.symbols) - 1), max_size=120)),
+                    dtype=np.int64)
+    cut = data.draw(st.integers(0, len(word)))
+    path = data.draw(st.sampled_from(["sequential", "levelwise"]))
+    whole = evaluate(net, word, backend="numba", path=path, chunk=5)
+    first = evaluate(net, word[:cut], backend="numba", path=path, chunk=5)
+    second = evaluate(net, word[cut:], backend="numba", path=path, chunk=5, start=first.state)
+    assert same_state(second.state, whole.state)
+    assert np.array_equal(np.concatenate([first.outputs, second.outputs]), whole.outputs)
+
+
+@settings(deadline=None, max_examples=10)
+@given(data=st.data(), pair=networks("bilinear-full", max_states=5, max_symbols=3))
+def test_random_bilinear_full(data, pair):
+    automaton, net = pair
+    word = np.array(data.draw(st.lists(st.integers(0, len(net.symbols) - 1), max_size=200)),
+                    dtype=np.int64)
+    check_all_ways(net, word, ("auto",), None)
+    # A second, independent reference: the automaton the network was compiled from.
+    m = automaton.minimal()
+    got = evaluate(net, word, backend="numba").outputs
+    assert np.array_equal(got, m.output_ids[m.trace(word)[1:]])
+
+
+@pytest.mark.parametrize(("spec", "arch", "paths"), [
+    ("symmetric:4", "bilinear-full", ("auto",)),
+    ("modadd:5", "bilinear-full", ("auto",)),
+    ("modadd:5", "minmax-dense", ("sequential",)),
+    ("flipflop", "minmax-dense", ("sequential",)),
+    ("cyclic:2*cyclic:3", "minmax-cascade", ("sequential", "auto")),
+    ("flipflop", "minmax-scalar", ("sequential", "levelwise", "auto")),
+    ("contains:abc", "minmax-scalar", ("sequential", "levelwise", "auto")),
+])
+def test_families(spec, arch, paths):
+    automaton = fsmnet.load(spec).minimal()
+    net = fsmnet.compile(automaton, arch)
+    rng = np.random.default_rng(3)
+    word = rng.integers(0, len(net.symbols), 3000)
+    check_all_ways(net, word, paths, 97)
+    long_word = rng.integers(0, len(net.symbols), 150_000).astype(np.uint8)
+    want = automaton.output_ids[automaton.trace(long_word)[1:]]  # the automaton it came from
+    for path in paths:
+        assert np.array_equal(evaluate(net, long_word, backend="numba", path=path).outputs, want)
+
+
+def test_bilinear_streaming_two_pieces():
+    net = fsmnet.compile(fsmnet.load("symmetric:3"), "bilinear-full")
+    word = np.random.default_rng(1).integers(0, len(net.symbols), 500)
+    whole = evaluate(net, word, backend="numba")
+    first = evaluate(net, word[:123], backend="numba")
+    second = evaluate(net, word[123:], backend="numba", start=first.state)
+    assert np.array_equal(np.concatenate([first.outputs, second.outputs]), whole.outputs)
+    assert np.allclose(second.state, whole.state)
+
+
+def test_levelwise_rejects_matrix_units():
+    net = fsmnet.compile(fsmnet.load("cyclic:3"), "minmax-cascade")
+    with pytest.raises(fsmnet.SpecError, match="scalar"):
+        evaluate(net, [0, 1], backend="numba", path="levelwise")
