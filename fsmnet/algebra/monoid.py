@@ -262,14 +262,12 @@ class TransitionMonoid:
 
     def index_of(self, element: Sequence[int] | np.ndarray) -> int:
         """Position of a transformation in :meth:`elements`; raises if it is not an element."""
-        from libsemigroups_pybind11 import UNDEFINED
-
         fp = self._froidure_pin()
-        pos = fp.position(self._transf(element))
-        if pos == UNDEFINED:
+        t = self._transf(element)
+        if not fp.contains(t):
             raise SpecError("not an element of this monoid", source="<monoid>",
-                            field="element", value=list(np.asarray(element)))
-        return int(pos)
+                            field="element", value=[int(v) for v in np.asarray(element)])
+        return int(fp.position(t))
 
     def word_of(self, element: int | Sequence[int] | np.ndarray) -> list[int]:
         """A word of symbol indices whose action is ``element`` (index or transformation)."""
@@ -368,6 +366,8 @@ class TransitionMonoid:
 
         image = tuple(sorted(set(d.representative)))
         r = len(image)
+        if d.h_size == 1:  # nothing to search for
+            return group_from_permutations([], r)
         # BFS over image sets of the same size reachable from `image`.  A set
         # is remembered with a bijection beta: position in `image` -> point.
         beta: dict[tuple[int, ...], np.ndarray] = {image: np.array(image)}
