@@ -1,0 +1,225 @@
+"""Dask backend of the scan engine: the three phases over the blocks of a ``dask.array``.
+
+1. **summaries** — one task per block computes the block's summary with a
+   single-threaded Numba kernel (``nogil``, so a threaded worker runs several
+   at once): an automaton's transformation (one Cayley-table lookup a symbol,
+   or all start states when the monoid is too large), a linear network's
+   renormalized block product;
+2. **scan** — the summaries (a few bytes each) come back to the client and are
+   combined in order from the start state;
+3. **replay** — one task per block runs the block again from its known start
+   state and writes the labels; skipped when only the last state is wanted.
+
+Architectures without a block summary here (MinMax networks) are *chased*:
+each block's task starts from the previous block's final state.  That is
+sequential, but the data never leaves the workers.
+
+The tasks run on whatever scheduler is active: a ``dask.distributed.Client``
+if one was created (``Client(LocalCluster())`` or ``Client("tcp://host:8786")``
+for a real cluster), else Dask's threaded scheduler.  A NumPy input is cut
+into blocks of ``chunk`` symbols; a dask-array input keeps its own blocks,
+and then ``outputs="all"`` returns a lazy dask array.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from fsmnet.automata import Automaton
+
+DEFAULT_BLOCK = 1 << 22
+
+
+# ----------------------------------------------------------------- kernels
+@njit(cache=True, nogil=True)
+def block_cayley(cayley, identity, elements, symbols):  # pragma: no cover - jitted
+    e = identity
+    for t in range(symbols.shape[0]):
+        e = cayley[e, symbols[t]]
+    return elements[e].copy()
+
+
+@njit(cache=True, nogil=True)
+def block_all_states(delta, symbols):  # pragma: no cover - jitted
+    """The block's transformation by running every start state (no table needed)."""
+    images = np.arange(delta.shape[1])
+    for t in range(symbols.shape[0]):
+        row = delta[symbols[t]]
+        for q in range(images.shape[0]):
+            images[q] = row[images[q]]
+    return images
+
+
+@njit(cache=True, nogil=True)
+def block_product(mats, symbols):  # pragma: no cover - jitted
+    """A[x_n] ... A[x_1], rescaled by powers of two (exact) to stay in range."""
+    size = mats.shape[1]
+    prod = np.eye(size)
+    tmp = np.empty((size, size))
+    for t in range(symbols.shape[0]):
+        a = mats[symbols[t]]
+        big = 0.0
+        for i in range(size):
+            for j in range(size):
+                acc = 0.0
+                for k in range(size):
+                    acc += a[i, k] * prod[k, j]
+                tmp[i, j] = acc
+                big = max(big, abs(acc))
+        scale = 1.0
+        if big > 0.0:
+            scale = 2.0 ** -np.floor(np.log2(big))
+        for i in range(size):
+            for j in range(size):
+                prod[i, j] = tmp[i, j] * scale
+    return prod
+
+
+# ---------------------------------------------------------- task functions
+def _summary_automaton(block: np.ndarray, table: Any, delta: np.ndarray) -> np.ndarray:
+    if table is not None:
+        cayley, elements, identity = table
+        return block_cayley(cayley, identity, elements, block)
+    return block_all_states(delta, block)
+
+
+def _replay_automaton(block: np.ndarray, delta: np.ndarray, out_ids: np.ndarray,
+                      q: int) -> np.ndarray:
+    from fsmnet.gpu.numba_automaton import run_sequential
+
+    res = np.empty(len(block), dtype=np.int64)
+    run_sequential(delta, out_ids, block, q, res)
+    return res
+
+
+def _replay_linear(block: np.ndarray, mats: np.ndarray, readout: np.ndarray,
+                   h: np.ndarray) -> np.ndarray:
+    from fsmnet.gpu.numba_linear import run_linear
+
+    res = np.empty(len(block), dtype=np.int64)
+    run_linear(mats, readout, block, np.array(h, dtype=np.float64), res)
+    return res
+
+
+def _chase_block(block: np.ndarray, net: Any, state: Any, want: str) -> tuple[Any, Any]:
+    from fsmnet.gpu.engine import _evaluate_numba
+
+    out, new, _ = _evaluate_numba(net, block, outputs=want, start=state, chunk=None,
+                                  path="sequential")
+    return out, new
+
+
+# ------------------------------------------------------------------ driver
+def evaluate_dask(model: Any, symbols: Any, *, outputs: str, start: Any, chunk: int | None,
+                  path: str) -> tuple[Any, Any, str]:
+    """The Dask backend behind :func:`fsmnet.gpu.evaluate` (same contract as the others)."""
+    import dask
+    import dask.array as da
+
+    from fsmnet.errors import SpecError
+    from fsmnet.gpu.engine import _symbols_array
+
+    n_symbols = model.n_symbols if isinstance(model, Automaton) else len(model.symbols)
+    lazy = isinstance(symbols, da.Array)
+    if lazy:
+        if symbols.ndim != 1 or not np.issubdtype(symbols.dtype, np.integer):
+            raise SpecError("symbols must be a 1-D integer array of symbol indices",
+                            source="<evaluate>", field="symbols", value=str(symbols.dtype))
+        arr = symbols
+    else:
+        host = _symbols_array(symbols, n_symbols)
+        arr = da.from_array(host, chunks=chunk or min(DEFAULT_BLOCK, max(1, len(host))))
+    if path not in ("auto", "blocks", "chase"):
+        raise SpecError("dask paths are auto, blocks and chase", source="<evaluate>",
+                        field="path", value=path)
+    blocks = list(arr.to_delayed().ravel())
+    lengths = [int(c) for c in arr.chunks[0]]
+    if isinstance(model, Automaton):
+        if path == "chase":
+            raise SpecError("automata use the 'blocks' path on dask", source="<evaluate>",
+                            field="path", value=path)
+        return _automaton(model, arr, blocks, lengths, outputs, start, lazy)
+    from fsmnet.nets.linear import LinearRecurrence
+
+    if isinstance(model.semantics, LinearRecurrence) and path != "chase":
+        return _linear(model, blocks, lengths, outputs, start, lazy)
+    # Chase: task b waits for task b-1's state.
+    state = model.semantics.initial_state(model, False) if start is None else start
+    parts = []
+    for block in blocks:
+        step = dask.delayed(_chase_block, nout=2)(block, model, state, outputs)
+        parts.append(step[0])
+        state = step[1]
+    outs, final = dask.compute(parts, state)
+    return _collect(outs, lengths, outputs, lazy), final, "chase"
+
+
+def _automaton(a: Automaton, arr: Any, blocks: list[Any], lengths: list[int], outputs: str,
+               start: Any, lazy: bool) -> tuple[Any, Any, str]:
+    import dask
+
+    from fsmnet.gpu.engine import _cayley
+
+    delta = np.ascontiguousarray(a.delta)
+    table = _cayley(a) if a.n_states > 1 else None
+    summary = dask.delayed(_summary_automaton, pure=True)
+    maps = dask.compute(*[summary(b, table, delta) for b in blocks])
+    starts = []
+    q = int(a._start(start))
+    for m in maps:  # phase 2 on the client: one gather per block
+        starts.append(q)
+        q = int(m[q])
+    path = "cayley-blocks" if table is not None else "all-states-blocks"
+    if outputs == "last":
+        return None, q, path
+    out_ids = np.ascontiguousarray(a.output_ids if a.outputs is not None
+                                   else np.zeros(a.n_states, dtype=np.int64))
+    replay = dask.delayed(_replay_automaton, pure=True)
+    parts = [replay(b, delta, out_ids, s) for b, s in zip(blocks, starts)]
+    return _finish(parts, lengths, lazy), q, path
+
+
+def _linear(net: Any, blocks: list[Any], lengths: list[int], outputs: str, start: Any,
+            lazy: bool) -> tuple[Any, Any, str]:
+    import dask
+
+    from fsmnet.nets.linear import normalize
+
+    sem = net.semantics
+    mats = np.ascontiguousarray(sem.matrices(net, False), dtype=np.float64)
+    readout = np.ascontiguousarray(net.params["readout"], dtype=np.float64)
+    h = np.array(sem.initial_state(net, False) if start is None else start, dtype=np.float64)
+    product = dask.delayed(block_product, pure=True)
+    prods = dask.compute(*[product(mats, b) for b in blocks])
+    starts = []
+    for p in prods:  # phase 2: chase the start vector through the block products
+        starts.append(h.copy())
+        h = normalize(p.dot(h))
+    if outputs == "last":
+        return None, h, "block-products"
+    replay = dask.delayed(_replay_linear, pure=True)
+    parts = [replay(b, mats, readout, s) for b, s in zip(blocks, starts)]
+    return _finish(parts, lengths, lazy), h, "block-products"
+
+
+def _finish(parts: list[Any], lengths: list[int], lazy: bool) -> Any:
+    import dask
+    import dask.array as da
+
+    if lazy:
+        return da.concatenate([da.from_delayed(p, shape=(n,), dtype=np.int64)
+                               for p, n in zip(parts, lengths)])
+    done = dask.compute(*parts)
+    return np.concatenate(done) if done else np.zeros(0, dtype=np.int64)
+
+
+def _collect(outs: list[Any], lengths: list[int], outputs: str, lazy: bool) -> Any:
+    if outputs == "last":
+        return None
+    import dask.array as da
+
+    res = np.concatenate(outs) if outs else np.zeros(0, dtype=np.int64)
+    return da.from_array(res, chunks=(tuple(lengths),)) if lazy else res
