@@ -256,7 +256,7 @@ class Automaton:
     # ---------------------------------------------------------- derivations
     def replace(self, **changes: Any) -> Automaton:
         """A copy with some constructor fields changed (validated again)."""
-        fields = dict(delta=self._delta, symbols=self._symbols, states=self._states,
+        fields: dict[str, Any] = dict(delta=self._delta, symbols=self._symbols, states=self._states,
                       initial=self._initial, outputs=self._outputs, name=self._name,
                       description=self._description)
         fields.update(changes)
@@ -367,12 +367,12 @@ def _check_names(names: tuple[str, ...], count: int, field: str, src: str) -> No
         seen.add(nm)
 
 
-def _key(label: Label) -> Label:
+def _key(label: Label) -> tuple[str, Label]:
     # True == 1 in Python: keep bools and ints apart in the label index.
     return (type(label).__name__, label)
 
 
 def _ordered_labels(outputs: tuple[Label, ...]) -> tuple[Label, ...]:
-    distinct = {_key(o): o for o in outputs}
+    distinct: dict[tuple[str, Any], Label] = {_key(o): o for o in outputs}
     order = sorted(distinct, key=lambda k: (k[0], str(k[1])) if k[0] != "int" else (k[0], k[1]))
     return tuple(distinct[k] for k in order)

@@ -68,6 +68,7 @@ def run_checked(spec: str, *, length: int, net_path: str | None = None,
                 piece: int = 1 << 24, progress: bool = False) -> RunResult:
     """Run the automaton (and a network, when given) on a random word; see ``EPILOG``."""
     import fsmnet
+    from fsmnet.compile import compile_automaton
     from fsmnet.gpu import evaluate
     from fsmnet.verify.product import label_map
     from fsmnet.verify.verifier import align_alphabet
@@ -80,7 +81,7 @@ def run_checked(spec: str, *, length: int, net_path: str | None = None,
     if net_path is not None:
         net = fsmnet.load_network(net_path)
     elif arch is not None:
-        net = fsmnet.compile(automaton, arch)
+        net = compile_automaton(automaton, arch)
     if net is not None:
         automaton = align_alphabet(automaton, net)
         to_auto = np.array(label_map(net, automaton), dtype=np.int64)
