@@ -404,9 +404,9 @@ class TransitionMonoid:
                 if perm != tuple(range(r)):
                     perms.add(perm)
         group = group_from_permutations(sorted(perms), r)
-        order = group_order(group)
-        if order != d.h_size:  # two algorithms must agree
-            raise RuntimeError(f"internal error: group of order {order} but "
+        group_size = group_order(group)
+        if group_size != d.h_size:  # two algorithms must agree
+            raise RuntimeError(f"internal error: group of order {group_size} but "
                                f"H-class of size {d.h_size}")
         return group
 
