@@ -66,6 +66,8 @@ def handle(args: argparse.Namespace) -> int:
             print(f"  automaton says {c.expected!r}, network says {c.got!r}")
         if "note" in result.details:
             print(f"note: {result.details['note']}")
+        if "certificate_error" in result.details:
+            print(f"note: {result.details['certificate_error']}")
         if "certificate" in result.details:
             print(f"certificate written to {result.details['certificate']}")
     return {"proved": 0, "refuted": 1}.get(result.verdict, 3)
