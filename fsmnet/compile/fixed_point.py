@@ -1,0 +1,260 @@
+"""fixed-point: exact construction for permutation automata (DESIGN.md §4).
+
+A = (I + (Λ⁻¹ − I) Q)⁻¹ is invertible, so only automata whose letters all
+permute the states of the minimal automaton can be compiled.  The one-hot
+encoding A_σ = P_σ never converges (ρ(I − Λ P_σ⁻¹) ≥ 1 for every diagonal Λ
+and every σ ≠ id), so the construction conjugates:
+
+    A_σ = S R_σ S⁻¹,    R_σ = P_σ            (every letter even), or
+                        R_σ = P_σ ⊕ (sgn σ)   (some letter odd: a sign channel),
+
+with S a random **unimodular integer** matrix (S⁻¹ is integral too) and, per
+letter, a rational Λ_σ ∈ (0, 1)^H found from a Fisher-Fuller chain of positive
+principal minors of B_σ = A_σ⁻¹ and polished numerically.  Every letter's
+convergence ρ(I − Λ_σ B_σ) < 1 is then **proved** exactly (Schur-Cohn on the
+rational characteristic polynomial).  The sign channel exists because
+det(Λ B) = det Λ · sgn σ must be positive when all eigenvalues of Λ B lie in
+the disk |1 − z| < 1.  Proofs: docs/constructions-deltaproduct-fixedpoint.md.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from fsmnet.automata import Automaton
+from fsmnet.errors import NotExpressible
+from fsmnet.nets import Network
+from fsmnet.nets.fixed_point import charpoly, iterate_fixed_point, schur_stable
+
+
+def _int_det(m: list[list[int]]) -> int:
+    """Determinant of an integer matrix (Bareiss, exact)."""
+    a = [row[:] for row in m]
+    n, sign, prev = len(a), 1, 1
+    for k in range(n - 1):
+        if a[k][k] == 0:
+            swap = next((r for r in range(k + 1, n) if a[r][k] != 0), None)
+            if swap is None:
+                return 0
+            a[k], a[swap], sign = a[swap], a[k], -sign
+        for i in range(k + 1, n):
+            for j in range(k + 1, n):
+                a[i][j] = (a[i][j] * a[k][k] - a[i][k] * a[k][j]) // prev
+        prev = a[k][k]
+    return sign * a[n - 1][n - 1] if n else 1
+
+
+def positive_minor_chain(b: np.ndarray) -> list[int] | None:
+    """An order i_1, i_2, ... of the coordinates whose nested principal minors of the
+    integer matrix ``b`` are all positive (exact), or None (dynamic programming on subsets)."""
+    n = b.shape[0]
+    parent: dict[int, int] = {0: -1}
+    for mask in range(1, 1 << n):
+        idx = [i for i in range(n) if mask >> i & 1]
+        last = next((i for i in idx if (mask ^ (1 << i)) in parent), None)
+        if last is None:
+            continue
+        if _int_det([[int(b[r, c]) for c in idx] for r in idx]) > 0:
+            parent[mask] = last
+    full = (1 << n) - 1
+    if full not in parent:
+        return None
+    order, mask = [], full
+    while mask:
+        order.append(parent[mask])
+        mask ^= 1 << parent[mask]
+    return order[::-1]
+
+
+def _radius(lam: np.ndarray, b: np.ndarray) -> float:
+    m = np.eye(len(lam)) - lam[:, None] * b
+    return float(np.max(np.abs(np.linalg.eigvals(m))))
+
+
+def _letter_lambda(b: np.ndarray, rng: np.random.Generator) -> tuple[list[Fraction], float] | None:
+    """A rational Λ ∈ (0, 1)^H with a *proved* ρ(I − Λ b) < 1, and its float radius."""
+    from scipy.optimize import minimize
+
+    order = positive_minor_chain(b)
+    if order is None:
+        return None
+    n = len(b)
+    # Fisher-Fuller: widely separated scales along the chain make every
+    # eigenvalue of Λ b close to a positive ratio of consecutive minors.
+    init = np.empty(n)
+    for rank, i in enumerate(order):
+        init[i] = 0.25 ** rank
+    best_u, best = np.log(init), _radius(init, b)
+    for t in (0.5, 0.25, 0.1, 0.03, 0.01, 1e-3):
+        r = _radius(init * t, b)
+        if r < best:
+            best_u, best = np.log(init * t), r
+    lo, hi = np.log(1e-6), np.log(0.995)
+
+    def objective(u: np.ndarray) -> float:
+        return _radius(np.exp(np.clip(u, lo, hi)), b)
+
+    res = minimize(objective, best_u, method="Nelder-Mead",
+                   options={"maxiter": 200 * n, "xatol": 1e-6, "fatol": 1e-9})
+    candidates = [np.exp(np.clip(res.x, lo, hi)), np.exp(best_u)]
+    for lam in candidates:
+        exact = [_dyadic(float(x)) for x in lam]
+        m = [[Fraction(int(i == j)) - exact[i] * int(b[i, j]) for j in range(n)]
+             for i in range(n)]
+        if schur_stable(charpoly(np.array(m, dtype=object))):
+            return exact, _radius(np.array([float(x) for x in exact]), b)
+    return None
+
+
+def _dyadic(x: float) -> Fraction:
+    """x rounded to 20 significant bits, kept inside (0, 1): exact in float64."""
+    e = 20 - int(np.floor(np.log2(x)))
+    return min(max(Fraction(round(x * 2.0**e), 2**e), Fraction(1, 2**e)), 1 - Fraction(1, 2**20))
+
+
+def _unimodular(size: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """A random integer S with det ±1 and its integer inverse."""
+    s = np.eye(size, dtype=np.int64)
+    s_inv = np.eye(size, dtype=np.int64)
+    for _ in range(3 * size if size > 1 else 0):
+        i, j = rng.choice(size, 2, replace=False)
+        c = int(rng.choice([-1, 1]))
+        s[i] += c * s[j]            # S <- E S with E = I + c e_i e_jᵀ
+        s_inv[:, j] -= c * s_inv[:, i]  # S⁻¹ <- S⁻¹ E⁻¹
+    perm = rng.permutation(size)
+    return s[perm], s_inv[:, perm]
+
+
+def _permutations(automaton: Automaton) -> list[np.ndarray]:
+    n = automaton.n_states
+    out = []
+    for s in range(automaton.n_symbols):
+        images = automaton.delta[s]
+        if len(set(images.tolist())) < n:
+            q1, q2 = [int(q) for q in np.flatnonzero(images == np.bincount(images).argmax())[:2]]
+            raise NotExpressible(
+                f"fixed-point: letter {automaton.symbols[s]!r} maps states "
+                f"{automaton.states[q1]!r} and {automaton.states[q2]!r} of the minimal "
+                f"automaton to the same state; A = (I + (Λ⁻¹ − I)Q)⁻¹ is invertible, so only "
+                f"permutation letters can be expressed")
+        p = np.zeros((n, n), dtype=np.int64)
+        p[images, np.arange(n)] = 1
+        out.append(p)
+    return out
+
+
+def compile_fixed_point(automaton: Automaton, *, seed: int = 0, attempts: int = 60,
+                        sign_channel: bool | None = None) -> Network:
+    """Fixed-point network for a permutation automaton (already minimal).
+
+    Parameters
+    ----------
+    seed
+        Seed of the random search for S.
+    attempts
+        Number of random unimodular S to try before giving up.
+    sign_channel
+        Force (True) or forbid (False) the extra channel carrying sgn(σ);
+        by default it is added exactly when some letter is an odd permutation
+        (without it, odd letters cannot converge: see the module docstring).
+
+    Raises
+    ------
+    NotExpressible
+        For a non-permutation letter; for odd letters without a sign channel;
+        or when no S in ``attempts`` tries gives a proved radius < 1 for every
+        letter (the message names the best radius found).
+    """
+    perms = _permutations(automaton)
+    n = automaton.n_states
+    signs = [1 if round(np.linalg.det(p)) > 0 else -1 for p in perms]
+    extra = any(s < 0 for s in signs) if sign_channel is None else sign_channel
+    if not extra and any(s < 0 for s in signs):
+        odd = automaton.symbols[signs.index(-1)]
+        raise NotExpressible(f"fixed-point: letter {odd!r} is an odd permutation; without a "
+                             f"sign channel det(Λ A⁻¹) < 0 for every Λ in (0,1)^H, so the "
+                             f"iteration cannot converge (ρ ≥ 1)")
+    size = n + int(extra)
+    reps = []
+    for p, sg in zip(perms, signs):
+        r = np.zeros((size, size), dtype=np.int64)
+        r[:n, :n] = p
+        if extra:
+            r[n, n] = sg
+        reps.append(r)
+    rng = np.random.default_rng(seed)
+    best: tuple[int, float] = (-1, float("inf"))  # (letters proved, their worst radius)
+    for _ in range(max(1, attempts)):
+        s, s_inv = _unimodular(size, rng)
+        lambdas: list[list[Fraction]] = []
+        radii: list[float] = []
+        for r in reps:
+            b = s @ r.T @ s_inv  # A⁻¹ = S R⁻¹ S⁻¹, R orthogonal, integral
+            found = _letter_lambda(b, rng)
+            if found is None:
+                break
+            lambdas.append(found[0])
+            radii.append(found[1])
+        if len(lambdas) == len(reps):
+            return _build(automaton, s, s_inv, reps, lambdas, radii, extra, seed)
+        score = (len(radii), max(radii, default=float("inf")))
+        if score[0] > best[0] or (score[0] == best[0] and score[1] < best[1]):
+            best = score
+    raise NotExpressible(f"fixed-point: no conjugated encoding with a proved spectral radius "
+                         f"< 1 for every letter was found in {attempts} attempts (seed {seed}); "
+                         f"best attempt: {best[0]} of {len(reps)} letters proved, worst radius "
+                         f"among them {best[1]:.4g}")
+
+
+def _build(automaton: Automaton, s: np.ndarray, s_inv: np.ndarray, reps: list[np.ndarray],
+           lambdas: list[list[Fraction]], radii: list[float], extra: bool,
+           seed: int) -> Network:
+    n, size = automaton.n_states, s.shape[0]
+    lam_exact, q_exact = [], []
+    for r, lam in zip(reps, lambdas):
+        b = s @ r.T @ s_inv
+        ratio = [x / (1 - x) for x in lam]  # (Λ⁻¹ − I)⁻¹
+        q_exact.append([[ratio[i] * (int(b[i, j]) - int(i == j)) for j in range(size)]
+                        for i in range(size)])
+        lam_exact.append(lam)
+    to_f = np.vectorize(float, otypes=[np.float64])
+    lam_arr = to_f(np.array(lam_exact, dtype=object))
+    q_arr = to_f(np.array(q_exact, dtype=object).reshape(len(reps), size, size))
+    base = np.zeros(size, dtype=np.int64)
+    assert automaton.initial is not None
+    base[automaton.initial] = 1
+    if extra:
+        base[n] = 1
+    h0 = (s @ base).astype(np.float64)
+    onehot = np.zeros((len(automaton.labels), size), dtype=np.int64)
+    onehot[automaton.output_ids, np.arange(n)] = 1
+    readout = (onehot @ s_inv).astype(np.float64)
+    net = Network(
+        arch="fixed-point",
+        params={"Lambda": lam_arr, "Q": q_arr, "h0": h0, "readout": readout},
+        symbols=automaton.symbols, labels=automaton.labels,
+        options={"construction": "conjugated permutation", "seed": seed,
+                 "sign_channel": extra, "S": s.tolist(),
+                 "spectral_radius": dict(zip(automaton.symbols, radii)),
+                 "radius_proved_below_one": True, "states": list(automaton.states)},
+        exact={"Lambda": [[str(x) for x in row] for row in lam_exact],
+               "Q": [[[str(x) for x in row] for row in m] for m in q_exact]},
+        name=automaton.name)
+    # Exact self-check: the fixed points are exactly S R_σ S⁻¹.
+    exact = net.semantics.matrices_exact(net)  # type: ignore[attr-defined]
+    for sym, r in enumerate(reps):
+        want = s @ r @ s_inv
+        if any(exact[sym][i, j] != int(want[i, j]) for i in range(size) for j in range(size)):
+            raise AssertionError("fixed-point construction: A is not S R S⁻¹")
+    iterations: dict[str, int | None] = {}
+    for sym in range(len(reps)):
+        try:
+            iterations[automaton.symbols[sym]] = iterate_fixed_point(
+                net, sym, h0, tol=1e-9, max_iter=20_000)[1]
+        except RuntimeError:  # proved convergent, but too slow to measure here
+            iterations[automaton.symbols[sym]] = None
+    options = dict(net.options, iterations=iterations)
+    return Network(arch="fixed-point", params=net.params, symbols=net.symbols,
+                   labels=net.labels, options=options, exact=net.exact, name=net.name)
