@@ -352,7 +352,7 @@ def test_starfree_is_contains_ab(text: str) -> None:
 EXAMPLES = ["parity", "modcount:3", "modadd:5", "modarith:4", "cyclic:4", "dihedral:4",
             "symmetric:4", "alternating:4", "random:n=8,k=2,seed=2", "flipflop", "latch:3",
             "sequences:2", "induction:3", "shellgame:4", "contains:aba", "starfree",
-            "cyclic:2*symmetric:3"]
+            "cyclic:2*symmetric:3", "atleast:2"]
 
 
 def test_every_family_has_an_example_that_builds_named_and_described() -> None:

@@ -25,6 +25,7 @@ from typing import Any
 from fsmnet.automata.automaton import Automaton
 from fsmnet.automata.families_common import SOURCE, Param, bad
 from fsmnet.automata.families_counting import (
+    atleast,
     modadd,
     modarith,
     modcount,
@@ -107,6 +108,10 @@ _REGISTRY: dict[str, _Family] = {
                                 description="number of 1s over {0,1} modulo m (outputs 0..m-1)",
                                 source=BILINEAR),
                 params=_m(1), build=modcount),
+        _Family(info=FamilyInfo(name="atleast", syntax="atleast:k",
+                                description="acceptor over {0,1}: at least k 1s (threshold)",
+                                source=BILINEAR),
+                params=(Param(name="k", required=True, low=1),), build=atleast),
         _Family(info=FamilyInfo(name="modadd", syntax="modadd:m",
                                 description="digits 0..m-1, output the running sum mod m",
                                 source=BILINEAR),

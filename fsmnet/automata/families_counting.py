@@ -48,6 +48,22 @@ def modcount(*, m: int, spec: str) -> Automaton:
                      description=f"number of 1s read so far, modulo {m}")
 
 
+def atleast(*, k: int, spec: str) -> Automaton:
+    """Threshold counting: accept words over ``{"0", "1"}`` with at least k ``"1"``.
+
+    Commutative and star-free, so positive-diagonal (Mamba-like) networks can
+    track it (DESIGN.md §4, the commutative construction with period 1): the
+    hierarchy's example of a task on which that class succeeds.  Minimal,
+    k + 1 states.
+    """
+    check_size(2, k + 1, spec=spec)
+    q = np.arange(k + 1, dtype=np.int64)
+    delta = np.stack([q, np.minimum(q + 1, k)])
+    return Automaton(delta=delta, symbols=("0", "1"), states=[str(i) for i in range(k + 1)],
+                     initial=0, outputs=[bool(i >= k) for i in range(k + 1)], name=spec,
+                     description=f"at least {k} 1s")
+
+
 def modadd(*, m: int, spec: str) -> Automaton:
     """Modular addition (bilinear-RNN paper, arXiv 2505.21749, main benchmark).
 

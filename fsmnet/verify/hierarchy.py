@@ -28,6 +28,7 @@ TASKS: tuple[tuple[str, str], ...] = (
     ("flip-flop", "flipflop"),
     ("latch 4", "latch:4"),
     ("star-free", "starfree"),
+    ("at least 2", "atleast:2"),
 )
 
 SYMBOLS = {"possible": "✓", "impossible": "✗", "unknown": "?"}

@@ -15,8 +15,9 @@ def plot_hierarchy(table: Hierarchy, path: str) -> None:
 
     code = {"impossible": 0, "unknown": 1, "possible": 2}
     grid = [[code[table.cell(t, a).verdict] for a in table.archs] for t in table.tasks]
-    fig, ax = plt.subplots(figsize=(1.1 * len(table.archs) + 2, 0.45 * len(table.tasks) + 1.8))
-    ax.imshow(grid, cmap=ListedColormap(["#d9534f", "#cccccc", "#5cb85c"]), vmin=0, vmax=2)
+    fig, ax = plt.subplots(figsize=(0.9 * len(table.archs) + 2.5, 0.42 * len(table.tasks) + 2.2))
+    ax.imshow(grid, cmap=ListedColormap(["#d9534f", "#cccccc", "#5cb85c"]), vmin=0, vmax=2,
+              aspect="auto")
     for i, t in enumerate(table.tasks):
         for j, a in enumerate(table.archs):
             c = table.cell(t, a)
