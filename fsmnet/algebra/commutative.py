@@ -21,13 +21,12 @@ from n_a + p once n_a ≥ t.
 from __future__ import annotations
 
 import itertools
-from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from fsmnet.automata import Automaton, distinguishing_word
+from fsmnet.automata import Automaton, access_words, distinguishing_word
 from fsmnet.automata.automaton import Label
 from fsmnet.errors import SpecError
 
@@ -112,19 +111,8 @@ def _require_machine(automaton: Automaton) -> Automaton:
 
 
 def _access_words(m: Automaton) -> list[list[int]]:
-    """A shortest word reaching each state (breadth-first from the initial state)."""
-    assert m.initial is not None
-    words: list[list[int] | None] = [None] * m.n_states
-    words[m.initial] = []
-    queue = deque([m.initial])
-    while queue:
-        q = queue.popleft()
-        for a in range(m.n_symbols):
-            r = int(m.delta[a, q])
-            if words[r] is None:
-                words[r] = [*words[q], a]  # type: ignore[misc]
-                queue.append(r)
-    return [w if w is not None else [] for w in words]
+    """A shortest word reaching each state (every state of a minimal machine is reachable)."""
+    return [w if w is not None else [] for w in access_words(m)]
 
 
 def commutation_witness(automaton: Automaton) -> CommutationWitness | None:

@@ -9,10 +9,11 @@ from fsmnet.automata.minimize import (
     state_classes,
 )
 from fsmnet.automata.resolve import load
-from fsmnet.automata.words import random_word
+from fsmnet.automata.words import access_words, random_word
 
 __all__ = [
     "Automaton",
+    "access_words",
     "Label",
     "distinguishing_word",
     "equivalent",

@@ -96,7 +96,7 @@ def prove_diagonal(net: Network, automaton: Automaton, *,
         if base is None:
             return "unknown", f"letter {automaton.symbols[a]!r}: entries are not powers of " \
                               "one base in (0, 1]"
-        b, exps = base
+        _, exps = base
         exps_iter = iter(exps)
         powers = [next(exps_iter) if d != 0 else None for d in entries]
         start = max(t, 1 if any(d == 0 for d in entries) else 0)
@@ -123,7 +123,7 @@ def prove_diagonal(net: Network, automaton: Automaton, *,
                     coeff *= letters[a][2][j] ** counts[a]
                 if coeff == 0:
                     continue
-                mono = tuple(letters[a][3][j] * letters[a][1] if a in xs else 0
+                mono = tuple((letters[a][3][j] or 0) * letters[a][1] if a in xs else 0
                              for a in range(k))
                 poly[mono] = poly.get(mono, Fraction(0)) + coeff
             scores.append(poly)

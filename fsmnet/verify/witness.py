@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
-from fsmnet.automata import Automaton
+from fsmnet.automata import Automaton, access_words, distinguishing_word
 
 
 @dataclass(frozen=True)
@@ -32,43 +32,10 @@ class Witness:
     explanation: str = ""
 
 
-def access_words(m: Automaton) -> list[list[int] | None]:
-    """A shortest word reaching each state from the initial state (BFS)."""
-    assert m.initial is not None
-    words: list[list[int] | None] = [None] * m.n_states
-    words[m.initial] = []
-    queue = deque([m.initial])
-    while queue:
-        q = queue.popleft()
-        for a in range(m.n_symbols):
-            r = int(m.delta[a, q])
-            if words[r] is None:
-                words[r] = words[q] + [a]  # type: ignore[operator]
-                queue.append(r)
-    return words
-
-
 def separating_word(m: Automaton, p: int, q: int) -> list[int] | None:
     """A shortest word s with λ(p·s) ≠ λ(q·s), or None if p and q are equivalent."""
-    start = (p, q)
-    prev: dict[tuple[int, int], tuple[tuple[int, int], int] | None] = {start: None}
-    queue = deque([start])
-    ids = m.output_ids
-    while queue:
-        x, y = queue.popleft()
-        if ids[x] != ids[y]:
-            word: list[int] = []
-            node = (x, y)
-            while prev[node] is not None:
-                node, a = prev[node]  # type: ignore[misc]
-                word.append(a)
-            return word[::-1]
-        for a in range(m.n_symbols):
-            nxt = (int(m.delta[a, x]), int(m.delta[a, y]))
-            if nxt not in prev:
-                prev[nxt] = ((x, y), a)
-                queue.append(nxt)
-    return None
+    found = distinguishing_word(m.replace(initial=p), m.replace(initial=q))
+    return None if found is None else [int(x) for x in m.encode(found[0])]
 
 
 def equal_counts_witness(automaton: Automaton) -> Witness | None:
