@@ -150,7 +150,7 @@ class FixedPointSemantics(LinearRecurrence):
         """A⁻¹ = I + (Λ⁻¹ − I) Q per symbol."""
         if exact:
             lam, q = self.exact_tensors(net)
-            one = Fraction(1)
+            one: Fraction | float = Fraction(1)
         else:
             lam, q = net.params["Lambda"], net.params["Q"]
             one = 1.0
@@ -171,7 +171,7 @@ class FixedPointSemantics(LinearRecurrence):
         """M = (I − Λ)(I − Q) = I − Λ A⁻¹: the error of (FP) is multiplied by M."""
         if exact:
             lam, q = self.exact_tensors(net)
-            one = Fraction(1)
+            one: Fraction | float = Fraction(1)
         else:
             lam, q = net.params["Lambda"], net.params["Q"]
             one = 1.0
