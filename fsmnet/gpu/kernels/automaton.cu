@@ -1,0 +1,170 @@
+// Chunked scan of an automaton over a long symbol array (DESIGN.md §6).
+//
+// Phase 1  one thread a chunk: the chunk's summary.  Either its transition
+//          monoid element (one lookup a symbol in the right Cayley table,
+//          elements x symbols), or the images of every start state (Q lookups
+//          a symbol) when the monoid is too large for a table.
+// Phase 2  the summaries are transformations (n_chunks x Q).  compose_groups
+//          composes G consecutive ones (a thread per group and start state),
+//          the host scans the few group transformations, expand_groups walks
+//          each group from its start state and writes every chunk's start.
+// Phase 3  one thread a chunk replays it from its start state, writing labels.
+//
+// Tables live in shared memory when they fit (use_shared), else they are read
+// from global memory (L1/L2 hold them).  Indices into the input are 64-bit.
+// Symbols are uint8 (|alphabet| <= 256) or int32; labels uint8 or int32.
+// No #include: the same file compiles under NVRTC (CuPy) and nvcc (CI).
+
+typedef unsigned char u8;
+typedef int i32;
+typedef long long i64;
+
+// Copies n entries to shared memory (or not) and returns the table to use.
+template <typename T>
+__device__ const T* stage_table(const T* __restrict__ global, i64 n, int use_shared, T* shared) {
+    if (!use_shared) return global;
+    for (i64 i = threadIdx.x; i < n; i += blockDim.x) shared[i] = global[i];
+    __syncthreads();
+    return shared;
+}
+
+// 16 uint8 symbols of one aligned 16-byte load, in memory order.
+__device__ __forceinline__ int byte_at(const uint4& v, int k) {
+    unsigned int w = k < 4 ? v.x : k < 8 ? v.y : k < 12 ? v.z : v.w;
+    return (w >> (8 * (k & 3))) & 0xff;
+}
+
+template <typename Sym>
+__device__ void cayley_summary(const i32* __restrict__ cayley_g, i32 n_elems, i32 n_sym,
+                               i32 identity, const Sym* __restrict__ symbols, i64 n, i64 chunk,
+                               i64 n_chunks, int use_shared, i32* __restrict__ out) {
+    extern __shared__ i32 smem_i32[];
+    const i32* table = stage_table(cayley_g, (i64)n_elems * n_sym, use_shared, smem_i32);
+    i64 c = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= n_chunks) return;
+    i64 t = c * chunk;
+    i64 end = t + chunk < n ? t + chunk : n;
+    i32 e = identity;
+    if (sizeof(Sym) == 1 && (chunk & 15) == 0) {
+        // Vector loads: the chunk start is 16-byte aligned (base allocations are).
+        const uint4* p = reinterpret_cast<const uint4*>(symbols + t);
+        i64 full = (end - t) >> 4;
+        for (i64 b = 0; b < full; ++b) {
+            uint4 v = p[b];
+#pragma unroll
+            for (int k = 0; k < 16; ++k) e = table[e * n_sym + byte_at(v, k)];
+        }
+        t += full << 4;
+    }
+    for (; t < end; ++t) e = table[e * n_sym + (i32)symbols[t]];
+    out[c] = e;
+}
+
+template <typename Sym>
+__device__ void all_states_summary(const i32* __restrict__ delta_g, i32 n_states, i32 n_sym,
+                                   const Sym* __restrict__ symbols, i64 n, i64 chunk,
+                                   i64 n_chunks, int use_shared, i32* __restrict__ out) {
+    extern __shared__ i32 smem_i32[];
+    const i32* delta = stage_table(delta_g, (i64)n_states * n_sym, use_shared, smem_i32);
+    i64 c = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= n_chunks) return;
+    i64 begin = c * chunk;
+    i64 end = begin + chunk < n ? begin + chunk : n;
+    // Images of every start state, 64 at a time (the host caps Q; see cupy_backend).
+    for (i32 q0 = 0; q0 < n_states; q0 += 64) {
+        i32 img[64];
+        i32 m = n_states - q0 < 64 ? n_states - q0 : 64;
+        for (i32 q = 0; q < m; ++q) img[q] = q0 + q;
+        for (i64 t = begin; t < end; ++t) {
+            const i32* row = delta + (i64)symbols[t] * n_states;
+            for (i32 q = 0; q < m; ++q) img[q] = row[img[q]];
+        }
+        for (i32 q = 0; q < m; ++q) out[c * n_states + q0 + q] = img[q];
+    }
+}
+
+template <typename Sym, typename Out>
+__device__ void replay(const i32* __restrict__ delta_g, const i32* __restrict__ out_ids_g,
+                       i32 n_states, i32 n_sym, const Sym* __restrict__ symbols, i64 n, i64 chunk,
+                       i64 n_chunks, const i32* __restrict__ starts, int use_shared,
+                       Out* __restrict__ outputs) {
+    extern __shared__ i32 smem_i32[];
+    i64 cells = (i64)n_states * n_sym;
+    const i32* delta = stage_table(delta_g, cells, use_shared, smem_i32);
+    const i32* out_ids = stage_table(out_ids_g, (i64)n_states, use_shared, smem_i32 + cells);
+    i64 c = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= n_chunks) return;
+    i64 begin = c * chunk;
+    i64 end = begin + chunk < n ? begin + chunk : n;
+    i32 q = starts[c];
+    for (i64 t = begin; t < end; ++t) {
+        q = delta[(i64)symbols[t] * n_states + q];
+        outputs[t] = (Out)out_ids[q];
+    }
+}
+
+extern "C" {
+
+// delta is stored symbol-major here: delta[a * Q + q] (the automaton's layout).
+__global__ void cayley_summary_u8(const i32* cayley, i32 n_elems, i32 n_sym, i32 identity,
+                                  const u8* symbols, i64 n, i64 chunk, i64 n_chunks,
+                                  int use_shared, i32* out) {
+    cayley_summary<u8>(cayley, n_elems, n_sym, identity, symbols, n, chunk, n_chunks,
+                       use_shared, out);
+}
+__global__ void cayley_summary_i32(const i32* cayley, i32 n_elems, i32 n_sym, i32 identity,
+                                   const i32* symbols, i64 n, i64 chunk, i64 n_chunks,
+                                   int use_shared, i32* out) {
+    cayley_summary<i32>(cayley, n_elems, n_sym, identity, symbols, n, chunk, n_chunks,
+                        use_shared, out);
+}
+__global__ void all_states_summary_u8(const i32* delta, i32 n_states, i32 n_sym,
+                                      const u8* symbols, i64 n, i64 chunk, i64 n_chunks,
+                                      int use_shared, i32* out) {
+    all_states_summary<u8>(delta, n_states, n_sym, symbols, n, chunk, n_chunks, use_shared, out);
+}
+__global__ void all_states_summary_i32(const i32* delta, i32 n_states, i32 n_sym,
+                                       const i32* symbols, i64 n, i64 chunk, i64 n_chunks,
+                                       int use_shared, i32* out) {
+    all_states_summary<i32>(delta, n_states, n_sym, symbols, n, chunk, n_chunks, use_shared,
+                            out);
+}
+
+// Phase 2a: group g, start state q -> image of q through chunks [g*G, (g+1)*G).
+__global__ void compose_groups(const i32* trans, i64 n_chunks, i32 n_states, i64 group,
+                               i64 n_groups, i32* group_trans) {
+    i64 idx = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx >= n_groups * n_states) return;
+    i64 g = idx / n_states;
+    i32 s = (i32)(idx % n_states);
+    i64 end = (g + 1) * group < n_chunks ? (g + 1) * group : n_chunks;
+    for (i64 c = g * group; c < end; ++c) s = trans[c * n_states + s];
+    group_trans[idx] = s;
+}
+
+// Phase 2c: each group walks its chunks from its known start state.
+__global__ void expand_groups(const i32* trans, i64 n_chunks, i32 n_states, i64 group,
+                              i64 n_groups, const i32* group_start, i32* chunk_start) {
+    i64 g = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= n_groups) return;
+    i32 s = group_start[g];
+    i64 end = (g + 1) * group < n_chunks ? (g + 1) * group : n_chunks;
+    for (i64 c = g * group; c < end; ++c) {
+        chunk_start[c] = s;
+        s = trans[c * n_states + s];
+    }
+}
+
+#define REPLAY(NAME, SYM, OUT)                                                              \
+    __global__ void NAME(const i32* delta, const i32* out_ids, i32 n_states, i32 n_sym,      \
+                         const SYM* symbols, i64 n, i64 chunk, i64 n_chunks,                 \
+                         const i32* starts, int use_shared, OUT* outputs) {                  \
+        replay<SYM, OUT>(delta, out_ids, n_states, n_sym, symbols, n, chunk, n_chunks,       \
+                         starts, use_shared, outputs);                                       \
+    }
+REPLAY(replay_u8_u8, u8, u8)
+REPLAY(replay_u8_i32, u8, i32)
+REPLAY(replay_i32_u8, i32, u8)
+REPLAY(replay_i32_i32, i32, i32)
+
+}  // extern "C"
