@@ -21,6 +21,8 @@ from fsmnet.errors import BackendUnavailable, SpecError
 BACKENDS = ("auto", "cupy", "numba", "numpy", "dask")
 CAYLEY_LIMIT = 1 << 20  # monoid elements; a table of 2^20 × |Σ| int64 is 8 MB a symbol
 MIN_PARALLEL = 1 << 16  # shorter inputs are not worth a parallel scan
+PARALLEL_THREADS_LAST = 3  # threads the chunked scan needs before "auto" picks it
+PARALLEL_THREADS_ALL = 4  # outputs="all" replays every chunk: twice the work
 
 
 @dataclass(frozen=True)
@@ -190,7 +192,10 @@ def _automaton_numba(a: Automaton, symbols: Any, *, outputs: str, start: Any, ch
                                    else np.zeros(a.n_states, dtype=np.int64))
     threads = _threads()
     if path == "auto":
-        if threads < 2 or len(arr) < MIN_PARALLEL:
+        # Measured (docs/performance.md): on 2 shared cores the chunked scan lost to the
+        # sequential loop (0.55x for "last", 0.3x for "all": the replay doubles the work).
+        if threads < (PARALLEL_THREADS_LAST if outputs == "last" else PARALLEL_THREADS_ALL) \
+                or len(arr) < MIN_PARALLEL:
             path = "sequential"
         else:
             path = "cayley" if _cayley(a) is not None else "live"
