@@ -24,6 +24,7 @@ from fsmnet.automata import Automaton
 from fsmnet.errors import FsmnetError
 from fsmnet.nets import Network
 from fsmnet.nets.linear import LinearRecurrence
+from fsmnet.verify.certificate_models import MINMAX_ARCHS, certificate_model, certificate_state
 from fsmnet.verify.product import ProductExploration
 
 CERTIFICATE_FORMAT = "fsmnet-certificate"
@@ -52,6 +53,8 @@ def network_model(net: Network) -> dict[str, Any]:
             "h0": _qs(sem.initial_state(net, True)),
             "readout": _qs(sem.readout_matrix(net, True)),
         }
+    if net.arch in MINMAX_ARCHS:
+        return certificate_model(net)
     model = getattr(sem, "certificate_model", None)
     if model is None:
         raise FsmnetError(f"certificates are not available for {net.arch} yet")
@@ -74,6 +77,8 @@ def build_certificate(net: Network, automaton: Automaton, exploration: ProductEx
     model = network_model(net)
     if model["type"] == "linear":
         states = [_qs(h) for h in exploration.states]
+    elif net.arch in MINMAX_ARCHS:
+        states = [certificate_state(net, h) for h in exploration.states]
     else:
         states = [json.loads(json.dumps(s, default=_jsonable)) for s in exploration.states]
     return {

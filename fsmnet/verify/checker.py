@@ -10,19 +10,30 @@ symbol, and agrees on outputs.  Then, by induction on the length of w,
 (h_w, q_w) is in the set for every word w, so the network's output equals the
 automaton's on every word.  The checker verifies exactly that:
 
-1. pair 0 is (normalize(h0), q0);
+1. pair 0 is (h0, q0);
 2. for every pair p = (h, q) and symbol a, the listed target pair is
-   (normalize(A_a h), delta[a][q]) — recomputed here in exact rationals;
-3. for every pair, the label of argmax(readout @ h) equals outputs[q].
+   (step_a(h), delta[a][q]) — recomputed here in exact rationals;
+3. for every pair, the label of readout(h) equals outputs[q].
 
-``normalize`` divides by the largest absolute entry (a positive rescaling,
-which changes no argmax), so equal projective states have equal entries.
+The model types (``network.model.type``) define h0, step and readout:
+
+* ``linear``: step_a(h) = normalize(A_a h), readout = first argmax of
+  readout @ h.  ``normalize`` divides by the largest absolute entry (a
+  positive rescaling, which changes no argmax), so equal projective states
+  have equal entries; h0 is normalized too.
+* ``minmax-dense``: step_a(x) = (R_a ⊗ x) ⊕ s_a over (max, min), readout =
+  first argmax of readout ⊗ x.
+* ``minmax-cascade``: see :func:`_cascade_model` (also used for minmax-scalar).
+
+Every number is a string read as an exact rational (``"p/q"`` or a decimal);
+MinMax models only select values with max and min.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import sys
 from fractions import Fraction
 from typing import Any
@@ -61,7 +72,8 @@ def _normalize(h: list[Fraction]) -> list[Fraction]:
 def _matvec(a: list[list[Fraction]], h: list[Fraction]) -> list[Fraction]:
     if any(len(row) != len(h) for row in a):
         raise CertificateError("matrix and vector sizes differ")
-    return [sum((x * y for x, y in zip(row, h)), Fraction(0)) for row in a]
+    support = [j for j, y in enumerate(h) if y]  # zero entries add nothing
+    return [sum((row[j] * h[j] for j in support), Fraction(0)) for row in a]
 
 
 def _argmax(scores: list[Fraction]) -> int:
@@ -76,25 +88,149 @@ def _same_label(x: Any, y: Any) -> bool:
     return type(x) is type(y) and x == y
 
 
-def check_linear_product(cert: dict[str, Any]) -> None:
-    """Raise CertificateError unless the exact-product claim holds."""
-    auto, net = cert["automaton"], cert["network"]
-    delta, outputs = auto["delta"], auto["outputs"]
-    k, n = len(delta), len(outputs)
-    if any(len(row) != n for row in delta) or not all(
-            isinstance(t, int) and 0 <= t < n for row in delta for t in row):
-        raise CertificateError("automaton.delta is not a table over the states")
-    model = net["model"]
-    if model.get("type") != "linear":
-        raise CertificateError(f"unsupported model type {model.get('type')!r}")
+class _Model:
+    """A network model the checker can run: initial state, step, readout (label index)."""
+
+    def __init__(self, h0: Any, step: Any, label: Any, state: Any) -> None:
+        self.h0, self.step, self.label, self.state = h0, step, label, state
+
+
+def _linear_model(model: dict[str, Any], k: int, n_labels: int) -> _Model:
+    """h' = normalize(A_a h); label = first argmax of readout @ h."""
     mats = [_mat(m) for m in model["matrices"]]
     if len(mats) != k:
         raise CertificateError("one matrix per symbol is required")
     readout = _mat(model["readout"])
-    labels = net["labels"]
-    if len(readout) != len(labels):
+    if len(readout) != n_labels:
         raise CertificateError("one readout row per label is required")
-    states = [_vec(h) for h in cert["states"]]
+    return _Model(_normalize(_vec(model["h0"])),
+                  lambda h, a: _normalize(_matvec(mats[a], h)),
+                  lambda h: _argmax(_matvec(readout, h)), _vec)
+
+
+# ------------------------------------------------------------------ MinMax
+# Values are exact rationals; max and min only select among them.
+
+def _maxmin(row: list[Fraction], x: list[Fraction]) -> Fraction:
+    """max_j min(row[j], x[j]) (a max-min "dot product")."""
+    if len(row) != len(x) or not x:
+        raise CertificateError("max-min sizes differ")
+    return max(min(r, v) for r, v in zip(row, x))
+
+
+def _affine(big_r: list[list[Fraction]], s: list[Fraction], x: list[Fraction]) -> list[Fraction]:
+    """x'_i = max(max_j min(R[i][j], x[j]), s[i])."""
+    if len(big_r) != len(s):
+        raise CertificateError("R and s sizes differ")
+    return [max(_maxmin(row, x), si) for row, si in zip(big_r, s)]
+
+
+def _dense_model(model: dict[str, Any], k: int, n_labels: int) -> _Model:
+    """minmax-dense: x' = (R_a ⊗ x) ⊕ s_a; label = first argmax of readout ⊗ x."""
+    big_r = [_mat(m) for m in model["R"]]
+    s = [_vec(v) for v in model["s"]]
+    readout = _mat(model["readout"])
+    if len(big_r) != k or len(s) != k or len(readout) != n_labels:
+        raise CertificateError("minmax-dense: need R and s per symbol, a readout row per label")
+    return _Model(_vec(model["x0"]), lambda x, a: _affine(big_r[a], s[a], x),
+                  lambda x: _argmax([_maxmin(row, x) for row in readout]), _vec)
+
+
+def _cascade_model(model: dict[str, Any], k: int, n_labels: int) -> _Model:
+    """minmax-cascade: units by level; every unit reads the units of smaller
+    levels at t-1 (before anyone updates) to pick its step.
+
+    A scalar unit of size m holds x and steps by max(min(r, x), s); its value
+    is clip(floor(x), 1, m) - 1.  A matrix unit holds a vector and steps by
+    (R ⊗ x) ⊕ s; its value is the first argmax.  The code of units 0..u-1 is
+    mixed-radix, unit 0 most significant.  The label is readout[code of all].
+    """
+    units = model["units"]
+    levels = [u["level"] for u in units]
+    sizes = [u["size"] for u in units]
+    if not units or not all(isinstance(v, int) for v in levels + sizes) or levels != sorted(
+            levels) or min(levels) < 0 or min(sizes) < 1:
+        raise CertificateError("cascade units need sorted levels >= 0 and sizes >= 1")
+    above = [sum(1 for other in levels if other < lv) for lv in levels]
+    tables = []
+    for u, unit in enumerate(units):
+        domain = 1
+        for m in sizes[:above[u]]:
+            domain *= m
+        if unit["kind"] == "scalar":
+            r, s = [_vec(v) for v in unit["r"]], [_vec(v) for v in unit["s"]]
+            ok = all(len(v) == domain for v in r + s)
+        elif unit["kind"] == "matrix":
+            r, s = [[_mat(m) for m in v] for v in unit["R"]], [[_vec(m) for m in v]
+                                                             for v in unit["s"]]
+            ok = all(len(v) == domain for v in r + s)
+        else:
+            raise CertificateError(f"unknown unit kind {unit['kind']!r}")
+        if len(r) != k or len(s) != k or not ok:
+            raise CertificateError(f"unit {u}: need a table per symbol over {domain} codes")
+        tables.append((unit["kind"], r, s))
+    readout = model["readout"]
+    n_codes = 1
+    for m in sizes:
+        n_codes *= m
+    if len(readout) != n_codes or not all(
+            isinstance(c, int) and 0 <= c < n_labels for c in readout):
+        raise CertificateError("the readout needs one label index per code")
+
+    def values(state: list[list[Fraction]]) -> list[int]:
+        if len(state) != len(units):
+            raise CertificateError("a cascade state needs one entry per unit")
+        out = []
+        for (kind, _, _), m, x in zip(tables, sizes, state):
+            if kind == "scalar":
+                if len(x) != 1:
+                    raise CertificateError("a scalar unit holds one value")
+                out.append(min(max(math.floor(x[0]), 1), m) - 1)
+            else:
+                if len(x) != m:
+                    raise CertificateError("a matrix unit holds one value per point")
+                out.append(_argmax(x))
+        return out
+
+    def code(vals: list[int]) -> int:
+        c = 0
+        for v, m in zip(vals, sizes):
+            c = c * m + v
+        return c
+
+    def step(state: list[list[Fraction]], a: int) -> list[list[Fraction]]:
+        vals = values(state)  # all read at t-1, before any update
+        new = []
+        for u, ((kind, r, s), x) in enumerate(zip(tables, state)):
+            d = code(vals[:above[u]])
+            if kind == "scalar":
+                new.append([max(min(r[a][d], x[0]), s[a][d])])
+            else:
+                new.append(_affine(r[a][d], s[a][d], x))
+        return new
+
+    return _Model([_vec(x) for x in (u["x0"] for u in units)], step,
+                  lambda state: readout[code(values(state))],
+                  lambda state: [_vec(x) for x in state])
+
+
+MODELS = {"linear": _linear_model, "minmax-dense": _dense_model,
+          "minmax-cascade": _cascade_model}
+
+
+def check_product(cert: dict[str, Any]) -> None:
+    """Raise CertificateError unless the exact-product claim holds."""
+    auto, net = cert["automaton"], cert["network"]
+    delta, outputs, q0, _ = _automaton_table(auto)
+    k, n = len(delta), len(outputs)
+    build = MODELS.get(net["model"].get("type"))
+    if build is None:
+        raise CertificateError(f"unsupported model type {net['model'].get('type')!r}")
+    labels = net["labels"]
+    model = build(net["model"], k, len(labels))
+    if not isinstance(cert["states"], list):
+        raise CertificateError("states must be a list")
+    states = [model.state(h) for h in cert["states"]]
     pairs, trans = cert["pairs"], cert["transitions"]
     if not pairs or len(trans) != len(pairs):
         raise CertificateError("every pair needs its row of transitions")
@@ -102,15 +238,14 @@ def check_linear_product(cert: dict[str, Any]) -> None:
         if not (isinstance(p, list) and len(p) == 2 and 0 <= p[0] < len(states)
                 and 0 <= p[1] < n):
             raise CertificateError(f"bad pair {p!r}")
-    h0 = _normalize(_vec(model["h0"]))
-    if states[pairs[0][0]] != h0 or pairs[0][1] != auto["initial"]:
+    if states[pairs[0][0]] != model.h0 or pairs[0][1] != q0:
         raise CertificateError("pair 0 is not (h0, q0)")
     for p, ((hi, q), row) in enumerate(zip(pairs, trans)):
         h = states[hi]
-        got = labels[_argmax(_matvec(readout, h))]
+        got = labels[model.label(h)]
         if not _same_label(got, outputs[q]):
             raise CertificateError(f"pair {p}: readout gives {got!r}, automaton {outputs[q]!r}")
-        if len(row) != k:
+        if not isinstance(row, list) or len(row) != k:
             raise CertificateError(f"pair {p}: needs one transition per symbol")
         for a, t in enumerate(row):
             if not (isinstance(t, int) and 0 <= t < len(pairs)):
@@ -118,7 +253,7 @@ def check_linear_product(cert: dict[str, Any]) -> None:
             th, tq = pairs[t]
             if tq != delta[a][q]:
                 raise CertificateError(f"pair {p}, symbol {a}: automaton target differs")
-            if states[th] != _normalize(_matvec(mats[a], h)):
+            if states[th] != model.step(h, a):
                 raise CertificateError(f"pair {p}, symbol {a}: network target differs")
 
 
@@ -206,7 +341,7 @@ def check_certificate(cert: Any, network_path: str | None = None) -> str:
             return check_witness(cert)
         if cert.get("method") != "exact-product":
             raise CertificateError(f"unsupported method {cert.get('method')!r}")
-        check_linear_product(cert)
+        check_product(cert)
         if network_path is not None:
             check_network_file(cert, network_path)
     except (KeyError, TypeError, IndexError) as exc:

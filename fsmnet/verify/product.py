@@ -14,8 +14,9 @@ has readout(h) = λ(q).  If it does not close within the budget the answer is
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -81,7 +82,101 @@ def explore_product(net: Network, automaton: Automaton, *, max_states: int = 20_
     progress
         Optional callable ``progress(n_pairs)`` for a progress display.
     """
+    fast = one_hot_model(net)
+    if fast is not None:
+        return _explore(fast, automaton, net, max_states=max_states, progress=progress)
     sem = net.semantics
+    generic = _StateModel(
+        initial=sem.initial_state(net, True),
+        step=lambda h, a: sem.step(net, h, a, True),
+        readout=lambda h: sem.readout(net, h, True),
+        key=freeze,
+        materialize=lambda h: h,
+    )
+    return _explore(generic, automaton, net, max_states=max_states, progress=progress)
+
+
+@dataclass(frozen=True)
+class _StateModel:
+    """How the exploration handles one network's states (see :func:`one_hot_model`)."""
+
+    initial: Any
+    step: Callable[[Any, int], Any]
+    readout: Callable[[Any], int]
+    key: Callable[[Any], Hashable]
+    materialize: Callable[[Any], Any]
+
+
+def _first_argmax(scores: Any) -> int:
+    best = 0
+    for i in range(1, len(scores)):
+        if scores[i] > scores[best]:
+            best = i
+    return best
+
+
+def one_hot_model(net: Network) -> _StateModel | None:
+    """An integer fast path for linear nets whose exact states are ±one-hot vectors.
+
+    Applies when the net uses :class:`LinearRecurrence`'s own exact step,
+    normalization and readout, every matrix entry is 0 or 1 with at most one 1
+    per column (so ``A e_j`` is ``e_i`` or 0), and h0 has at most one nonzero
+    entry.  Then every normalized exact state is ``s·e_j`` (s = ±1) or 0: a
+    state is stored as the integer ``s·(j+1)`` (0 for the zero vector), and a
+    step is a table look-up.  This is the exact semantics, not an
+    approximation: ``normalize(A(s·e_j)) = s·e_i`` exactly when column j of A
+    is ``e_i``.  Returns None when the conditions do not hold.
+    """
+    from fsmnet.nets.linear import LinearRecurrence
+
+    sem = net.semantics
+    cls = type(sem)
+    if not isinstance(sem, LinearRecurrence) or any(
+            getattr(cls, name) is not getattr(LinearRecurrence, name)
+            for name in ("matrices_exact", "initial_state", "step", "readout",
+                         "readout_matrix", "matrices")):
+        return None
+    # matrices_exact is the base one: the exact matrices ARE the float ones.
+    mats = np.asarray(sem.matrices(net, False), dtype=np.float64)
+    h0 = np.asarray(net.params["h0"], dtype=np.float64)
+    if not np.all((mats == 0) | (mats == 1)) or np.any(mats.sum(axis=1) > 1):
+        return None
+    nonzero = np.flatnonzero(h0)
+    if nonzero.size > 1:
+        return None
+    hidden = mats.shape[2]
+    # succ[a, j] = i + 1 when column j of A_a is e_i, else 0 (column of zeros).
+    succ = np.where(mats.any(axis=1), mats.argmax(axis=1) + 1, 0).astype(np.int64)
+    table = [[int(x) for x in row] for row in succ]
+    readout = sem.readout_matrix(net, True)
+    zero = Fraction(0)
+
+    def step(code: int, a: int) -> int:
+        if code == 0:
+            return 0
+        target = table[a][abs(code) - 1]
+        return target if code > 0 else -target
+
+    def read(code: int) -> int:
+        if code == 0:
+            return _first_argmax([zero] * readout.shape[0])
+        column = readout[:, abs(code) - 1]
+        return _first_argmax(column if code > 0 else -column)
+
+    def materialize(code: int) -> np.ndarray:
+        h = np.full(hidden, zero, dtype=object)
+        if code:
+            h[abs(code) - 1] = Fraction(1 if code > 0 else -1)
+        return h
+
+    initial = 0 if nonzero.size == 0 else int(np.sign(h0[nonzero[0]])) * int(nonzero[0] + 1)
+    return _StateModel(initial=initial, step=step, readout=read, key=lambda c: c,
+                       materialize=materialize)
+
+
+def _explore(model: _StateModel, automaton: Automaton, net: Network, *, max_states: int,
+             progress: Any) -> ProductExploration:
+    """The breadth-first search itself, over any state model."""
     to_auto = label_map(net, automaton)
     assert automaton.initial is not None
     out_ids = automaton.output_ids
@@ -96,13 +191,13 @@ def explore_product(net: Network, automaton: Automaton, *, max_states: int = 20_
     readouts: list[int] = []
 
     def intern(h: Any) -> int:
-        key = freeze(h)
+        key = model.key(h)
         idx = state_index.get(key)
         if idx is None:
             idx = len(states)
             state_index[key] = idx
             states.append(h)
-            readouts.append(sem.readout(net, h, True))
+            readouts.append(model.readout(h))
         return idx
 
     def word_to(p: int) -> list[int]:
@@ -113,24 +208,28 @@ def explore_product(net: Network, automaton: Automaton, *, max_states: int = 20_
             p = prev
         return word[::-1]
 
-    h0 = intern(sem.initial_state(net, True))
+    def result(status: str, word: list[int] | None = None) -> ProductExploration:
+        return ProductExploration(status, [model.materialize(h) for h in states], pairs,
+                                  transitions, word)
+
+    h0 = intern(model.initial)
     pair_index[(h0, automaton.initial)] = 0
     pairs.append((h0, automaton.initial))
     parent.append(None)
     transitions: list[list[int]] = []
+    table = [[int(x) for x in row] for row in delta]
     queue = deque([0])
     while queue:
         p = queue.popleft()
         h_idx, q = pairs[p]
         if to_auto[readouts[h_idx]] != out_ids[q]:
-            return ProductExploration("mismatch", states, pairs, transitions, word_to(p))
+            return result("mismatch", word_to(p))
         row = []
         for a in range(k):
-            h_next = sem.step(net, states[h_idx], a, True)
-            n_idx = intern(h_next)
+            n_idx = intern(model.step(states[h_idx], a))
             if len(states) > max_states:
-                return ProductExploration("budget", states, pairs, transitions)
-            target = (n_idx, int(delta[a, q]))
+                return result("budget")
+            target = (n_idx, table[a][q])
             t = pair_index.get(target)
             if t is None:
                 t = len(pairs)
@@ -143,4 +242,4 @@ def explore_product(net: Network, automaton: Automaton, *, max_states: int = 20_
         transitions.append(row)
         if progress is not None and p % 512 == 0:
             progress(len(pairs))
-    return ProductExploration("closed", states, pairs, transitions)
+    return result("closed")
