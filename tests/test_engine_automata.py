@@ -17,7 +17,7 @@ from fsmnet.errors import BackendUnavailable, SpecError
 from fsmnet.gpu import cuda_available, evaluate
 from fsmnet.verify.strategies import automata
 
-PATHS = ("sequential", "cayley", "live")
+PATHS = ("sequential", "ilp", "cayley", "live")
 
 
 def expected(a, word, start=None):

@@ -103,7 +103,7 @@ def evaluate(model: Automaton | Any, symbols: Any, *, backend: str = "auto",
     chunk
         Chunk length of the parallel scan (default: about 4 chunks a thread).
     path
-        Automata on Numba: ``"auto"``, ``"sequential"``, ``"cayley"`` or ``"live"``.
+        Automata on Numba: ``"auto"``, ``"sequential"``, ``"ilp"``, ``"cayley"`` or ``"live"``.
     """
     if outputs not in ("all", "last"):
         raise SpecError("outputs must be 'all' or 'last'", source="<evaluate>",
@@ -192,17 +192,24 @@ def _automaton_numba(a: Automaton, symbols: Any, *, outputs: str, start: Any, ch
                                    else np.zeros(a.n_states, dtype=np.int64))
     threads = _threads()
     if path == "auto":
-        # Measured (docs/performance.md): on 2 shared cores the chunked scan lost to the
-        # sequential loop (0.55x for "last", 0.3x for "all": the replay doubles the work).
-        if threads < (PARALLEL_THREADS_LAST if outputs == "last" else PARALLEL_THREADS_ALL) \
-                or len(arr) < MIN_PARALLEL:
+        # Measured (docs/performance.md, 2 cores): for "last" the interleaved scan
+        # beats the sequential loop ~2x even on one thread; for "all" the replay
+        # doubles the work and the plain chunked scan lost (0.3x), so the
+        # sequential loop runs unless there are many threads.
+        if len(arr) < MIN_PARALLEL:
             path = "sequential"
-        else:
+        elif outputs == "last" and _cayley(a) is not None:
+            path = "ilp"
+        elif threads >= (PARALLEL_THREADS_LAST if outputs == "last" else PARALLEL_THREADS_ALL):
             path = "cayley" if _cayley(a) is not None else "live"
+        else:
+            path = "sequential"
     if path == "sequential":
-        res = np.empty(len(arr) if outputs == "all" else 0, dtype=np.int64)
+        res = np.empty(len(arr) if outputs == "all" else 0, dtype=_label_dtype(a))
         q = int(K.run_sequential(delta, out_ids, arr, q0, res))
         return (res if outputs == "all" else None), q, "sequential"
+    if path == "ilp":
+        return _automaton_ilp(a, arr, q0, delta, out_ids, outputs, threads)
     size = chunk or max(1024, -(-len(arr) // (4 * threads)))
     if path == "cayley":
         table = _cayley(a)
@@ -223,9 +230,45 @@ def _automaton_numba(a: Automaton, symbols: Any, *, outputs: str, start: Any, ch
         q = int(maps[c, q])
     if outputs == "last":
         return None, q, path
-    res = np.empty(len(arr), dtype=np.int64)
+    res = np.empty(len(arr), dtype=_label_dtype(a))
     K.replay_chunks(delta, out_ids, arr, starts, size, res)
     return res, q, path
+
+
+def _label_dtype(a: Automaton) -> np.dtype:
+    """The narrowest integer type for label indices: writing the outputs is what
+    bounds outputs="all", so int8 instead of int64 moves 8× fewer bytes."""
+    n = max(len(a.labels), 1)
+    for dtype in (np.int8, np.int16, np.int32):
+        if n <= np.iinfo(dtype).max:
+            return np.dtype(dtype)
+    return np.dtype(np.int64)
+
+
+def _automaton_ilp(a: Automaton, arr: np.ndarray, q0: int, delta: np.ndarray,
+                   out_ids: np.ndarray, outputs: str,
+                   threads: int) -> tuple[np.ndarray | None, Any, str]:
+    """The three phases with four interleaved chunk chains per thread (see numba_automaton)."""
+    from fsmnet.gpu import numba_automaton as K
+
+    table = _cayley(a)
+    if table is None:
+        raise SpecError("the transition monoid is too large for a Cayley table",
+                        source="<evaluate>", field="path", value="ilp")
+    cayley, elements, identity = table
+    n_chunks = 4 * max(1, threads)
+    size = len(arr) // n_chunks  # may be 0: then the last chunk holds the whole input
+    summaries = K.chunk_summaries_cayley4(cayley, identity, arr, size, n_chunks)
+    starts = np.empty(n_chunks, dtype=np.int64)
+    q = q0
+    for c in range(n_chunks):
+        starts[c] = q
+        q = int(elements[summaries[c], q])
+    if outputs == "last":
+        return None, q, "ilp"
+    res = np.empty(len(arr), dtype=_label_dtype(a))
+    K.replay_chunks4(delta, out_ids, arr, starts, size, res)
+    return res, q, "ilp"
 
 
 def _cayley(a: Automaton) -> tuple[np.ndarray, np.ndarray, int] | None:

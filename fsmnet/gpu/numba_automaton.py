@@ -97,3 +97,67 @@ def replay_chunks(delta, out_ids, symbols, starts, chunk, outputs):  # pragma: n
         for t in range(c * chunk, stop):
             q = delta[symbols[t], q]
             outputs[t] = out_ids[q]
+
+
+# ---------------------------------------------------------------------------
+# Interleaved ("ilp") variants.  The sequential loop is bound by the latency of
+# one dependent load per symbol; four independent chunk chains advanced in the
+# same loop iteration let the core overlap four loads, so even one thread beats
+# the sequential loop.  Chunk c covers [c*chunk, (c+1)*chunk), except the last,
+# which also takes the remainder; n_chunks is a multiple of 4.
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def chunk_summaries_cayley4(cayley, identity, symbols, chunk, n_chunks):  # pragma: no cover
+    n = symbols.shape[0]
+    out = np.empty(n_chunks, dtype=np.int64)
+    for g in prange(n_chunks // 4):
+        b0 = 4 * g * chunk
+        b1 = b0 + chunk
+        b2 = b1 + chunk
+        b3 = b2 + chunk
+        e0 = identity
+        e1 = identity
+        e2 = identity
+        e3 = identity
+        for i in range(chunk):
+            e0 = cayley[e0, symbols[b0 + i]]
+            e1 = cayley[e1, symbols[b1 + i]]
+            e2 = cayley[e2, symbols[b2 + i]]
+            e3 = cayley[e3, symbols[b3 + i]]
+        if 4 * g + 4 == n_chunks:  # the last chunk takes the remainder
+            for t in range(b3 + chunk, n):
+                e3 = cayley[e3, symbols[t]]
+        out[4 * g] = e0
+        out[4 * g + 1] = e1
+        out[4 * g + 2] = e2
+        out[4 * g + 3] = e3
+    return out
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def replay_chunks4(delta, out_ids, symbols, starts, chunk, outputs):  # pragma: no cover
+    n = symbols.shape[0]
+    n_chunks = starts.shape[0]
+    for g in prange(n_chunks // 4):
+        b0 = 4 * g * chunk
+        b1 = b0 + chunk
+        b2 = b1 + chunk
+        b3 = b2 + chunk
+        q0 = starts[4 * g]
+        q1 = starts[4 * g + 1]
+        q2 = starts[4 * g + 2]
+        q3 = starts[4 * g + 3]
+        for i in range(chunk):
+            q0 = delta[symbols[b0 + i], q0]
+            q1 = delta[symbols[b1 + i], q1]
+            q2 = delta[symbols[b2 + i], q2]
+            q3 = delta[symbols[b3 + i], q3]
+            outputs[b0 + i] = out_ids[q0]
+            outputs[b1 + i] = out_ids[q1]
+            outputs[b2 + i] = out_ids[q2]
+            outputs[b3 + i] = out_ids[q3]
+        if 4 * g + 4 == n_chunks:
+            for t in range(b3 + chunk, n):
+                q3 = delta[symbols[t], q3]
+                outputs[t] = out_ids[q3]
