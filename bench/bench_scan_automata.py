@@ -73,7 +73,8 @@ def main() -> None:
             for path in ("auto", "cayley", "sequential"):
                 sec = best(args.repeat, evaluate, a, word, backend="numba", path=path,
                            outputs=outputs)
-                used = evaluate(a, word[:200_000], backend="numba", path=path).path
+                used = evaluate(a, word[:200_000], backend="numba", path=path,
+                                outputs=outputs).path
                 rows.append({"spec": spec, "outputs": outputs, "path": path, "used": used,
                              "ns_per_symbol": sec / len(word) * 1e9,
                              "plain_ns_per_symbol": base[outputs] / len(word) * 1e9,
