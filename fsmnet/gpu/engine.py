@@ -153,6 +153,10 @@ def _evaluate_numba(model: Any, symbols: Any, *, outputs: str, start: Any, chunk
     if isinstance(model, Automaton):
         return _automaton_numba(model, symbols, outputs=outputs, start=start, chunk=chunk,
                                 path=path)
+    if path in ("auto", "tabulated"):
+        done = _tabulated(model, symbols, outputs=outputs, start=start, forced=path != "auto")
+        if done is not None:
+            return done
     from fsmnet.nets.linear import LinearRecurrence
 
     if isinstance(model.semantics, LinearRecurrence):
@@ -179,6 +183,30 @@ def _evaluate_numba(model: Any, symbols: Any, *, outputs: str, start: Any, chunk
     out, state, _ = _evaluate_numpy(model, symbols, outputs=outputs, start=start, chunk=chunk,
                                     path=path)
     return out, state, "reference"
+
+
+def _tabulated(net: Any, symbols: Any, *, outputs: str, start: Any,
+               forced: bool) -> tuple[np.ndarray | None, Any, str] | None:
+    """Run a network through its reachable-state table (fsmnet.gpu.tabulate), or None
+    when it has too many states, the input is short, or ``start`` is not in the table."""
+    from fsmnet.gpu.tabulate import freeze, tabulate
+
+    arr = _symbols_array(symbols, len(net.symbols))
+    if not forced and len(arr) < MIN_PARALLEL:
+        return None
+    table = tabulate(net)
+    if table is None:
+        if forced:
+            raise SpecError("the network has too many reachable states to tabulate",
+                            source="<evaluate>", field="path", value="tabulated")
+        return None
+    q0 = 0 if start is None else table.index.get(freeze(start))
+    if q0 is None:
+        return None
+    out, q, inner = _automaton_numba(table.automaton, arr, outputs=outputs, start=q0,
+                                     chunk=None, path="auto")
+    mapped = None if out is None else table.labels[out]
+    return mapped, table.states[q], f"tabulated-{inner}"
 
 
 def _automaton_numba(a: Automaton, symbols: Any, *, outputs: str, start: Any, chunk: Any,
