@@ -22,7 +22,10 @@ def test_small_table_cells_and_runs() -> None:
     # The flip-flop is aperiodic (star-free): a scalar cascade tracks it.
     assert table.cell("flip-flop", "minmax-scalar").verdict == "possible"
     md = to_markdown(table)
-    assert md.count("\n") == 3 and "✗" in md and "✓" in md
+    table_rows = [line for line in md.splitlines() if line.startswith("|")]
+    assert len(table_rows) == 4 and "✗" in md and "✓" in md
+    # Three ✓ cells ran (parity × full, flip-flop × full, flip-flop × minmax-scalar).
+    assert "3 ✓ cells each ran 2,000 random symbols" in md and "3 of 3" in md
 
 
 def test_cli_json(capsys) -> None:
