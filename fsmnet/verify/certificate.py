@@ -119,3 +119,32 @@ def write_certificate(cert: dict[str, Any], path: str | os.PathLike[str]) -> Non
     with open(path, "w", encoding="utf-8") as handle:
         json.dump(cert, handle, separators=(",", ":"))
         handle.write("\n")
+
+
+def cone_certificate(net: Network, automaton: Automaton, proof: Any, *,
+                     network_path: str | None = None) -> dict[str, Any]:
+    """The certificate of a cone invariant (method ``cone-invariant``): generators per
+    automaton state and the exact non-negative multipliers of every inclusion."""
+    return {
+        "format": CERTIFICATE_FORMAT,
+        "format_version": CERTIFICATE_VERSION,
+        "claim": "for every word w: label(readout(h_w)) == output(delta(q0, w))",
+        "method": "cone-invariant",
+        "automaton": {
+            "symbols": list(automaton.symbols),
+            "delta": automaton.delta.tolist(),
+            "initial": automaton.initial,
+            "outputs": list(automaton.outputs or ()),
+        },
+        "network": {
+            "arch": net.arch,
+            "labels": list(net.labels),
+            "file": None if network_path is None else os.path.basename(network_path),
+            "sha256": None if network_path is None else file_sha256(network_path),
+            "model": network_model(net),
+        },
+        "cones": {str(q): _qs(g) for q, g in proof.generators.items()},
+        "initial_multipliers": _qs(proof.initial),
+        "inclusions": [{"state": q, "symbol": a, "generator": j, "multipliers": _qs(lam)}
+                       for (q, a, j), lam in sorted(proof.steps.items())],
+    }

@@ -82,6 +82,30 @@ def random_search(net: Network, automaton: Automaton, *, examples: int = 200,
     return None
 
 
+def _try_cones(net: Network, automaton: Automaton, details: dict[str, Any]) -> Any:
+    """An inductive cone invariant (fsmnet.verify.cones) for a linear network with
+    rational weights, from a short exact exploration; None if none is found."""
+    from fractions import Fraction
+
+    from fsmnet.nets.linear import LinearRecurrence
+    from fsmnet.verify.cones import prove_by_cones
+
+    sem = net.semantics
+    if not isinstance(sem, LinearRecurrence):
+        return None
+    mats = sem.matrices(net, True)
+    h0 = list(sem.initial_state(net, True))
+    readout = sem.readout_matrix(net, True)
+    if not all(isinstance(x, Fraction) for x in [*np.ravel(mats), *h0, *np.ravel(readout)]):
+        return None
+    sample = explore_product(net, automaton, max_states=200)
+    if sample.status != "budget":
+        return None
+    proof, why = prove_by_cones(net, automaton, sample, matrices=mats, h0=h0, readout=readout)
+    details["cone_invariant"] = why
+    return proof
+
+
 def verify(spec: Any, net: Network, *, max_states: int = 20_000,
            certificate: str | None = None, network_path: str | None = None,
            progress: Any = None) -> VerifyResult:
@@ -138,6 +162,15 @@ def verify(spec: Any, net: Network, *, max_states: int = 20_000,
         details["count_abstraction"] = why
         if status == "proved":
             return VerifyResult("proved", "count-abstraction", None, details)
+    cone = _try_cones(net, automaton, details)
+    if cone is not None:
+        if certificate is not None:
+            from fsmnet.verify.certificate import cone_certificate, write_certificate
+
+            write_certificate(cone_certificate(net, automaton, cone,
+                                               network_path=network_path), certificate)
+            details["certificate"] = certificate
+        return VerifyResult("proved", "cone-invariant", None, details)
     details["note"] = (f"the network's exact states did not close within {max_states}; "
                        "no invariant method proved it")
     cex = random_search(net, automaton)

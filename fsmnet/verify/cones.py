@@ -1,0 +1,184 @@
+"""Inductive cone invariants for linear networks whose exact states never close.
+
+A linear network h ↦ A_σ h with an argmax readout is scale-invariant, so a
+region per automaton state can be a polyhedral cone K_q = cone(G_q), given by
+generators.  The obligations (DESIGN.md §5):
+
+1. h0 ∈ K_q0;
+2. A_σ K_q ⊆ K_δ(q,σ): for every generator g of K_q, A_σ g = Σ λ_i g'_i with
+   λ ≥ 0 over the generators of K_δ(q,σ), and A_σ g ≠ 0;
+3. the readout is λ(q) on K_q \\ {0}: every generator beats every rival label
+   strictly (or ties with a rival that comes later, argmax taking the first).
+
+Then by induction every reachable state is a non-negative combination of its
+cone's generators with coefficients not all zero (h0 is one; the image of one
+is a combination of the images' multipliers, not all zero since no image is
+0).  Readout scores are linear, so a rival before the right label (argmax
+takes the first maximum) loses strictly and one after it at most ties, on
+every such combination.
+
+Candidate cones come from the states the exact product exploration reached,
+pushed away from their centre by an inflation factor η (so that a contraction
+towards the interior lands inside).  Multipliers λ are found by an LP (HiGHS,
+in floats) and then re-derived exactly in Fractions on the LP's support; only
+exact checks count.  The multipliers are the certificate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from fsmnet.automata import Automaton
+from fsmnet.nets import Network
+from fsmnet.verify.product import ProductExploration, label_map
+
+INFLATIONS = (Fraction(0), Fraction(1, 8), Fraction(1, 2), Fraction(2))
+MAX_GENERATORS = 48
+
+
+@dataclass(frozen=True)
+class ConeProof:
+    generators: dict[int, list[list[Fraction]]]  # automaton state -> generators
+    initial: list[Fraction]  # multipliers of h0 over the generators of K_q0
+    steps: dict[tuple[int, int, int], list[Fraction]]  # (q, symbol, g) -> multipliers
+    inflation: Fraction
+
+
+def _solve_exact(columns: list[list[Fraction]], target: list[Fraction]) -> list[Fraction] | None:
+    """A solution x of Σ x_j columns[j] = target by exact Gaussian elimination, or None."""
+    rows, cols = len(target), len(columns)
+    m = [[columns[j][i] for j in range(cols)] + [target[i]] for i in range(rows)]
+    pivots: list[int] = []
+    r = 0
+    for c in range(cols):
+        p = next((i for i in range(r, rows) if m[i][c] != 0), None)
+        if p is None:
+            continue
+        m[r], m[p] = m[p], m[r]
+        inv = 1 / m[r][c]
+        m[r] = [x * inv for x in m[r]]
+        for i in range(rows):
+            if i != r and m[i][c] != 0:
+                f = m[i][c]
+                m[i] = [a - f * b for a, b in zip(m[i], m[r])]
+        pivots.append(c)
+        r += 1
+    if any(m[i][cols] != 0 for i in range(r, rows)):
+        return None
+    x = [Fraction(0)] * cols
+    for i, c in enumerate(pivots):
+        x[c] = m[i][cols]
+    return x
+
+
+def cone_multipliers(generators: list[list[Fraction]],
+                     v: list[Fraction]) -> list[Fraction] | None:
+    """λ ≥ 0 with Σ λ_j g_j = v exactly, or None (LP support, then exact solve)."""
+    from scipy.optimize import linprog
+
+    g = np.array([[float(x) for x in col] for col in generators]).T
+    res = linprog(np.zeros(g.shape[1]), A_eq=g, b_eq=np.array([float(x) for x in v]),
+                  bounds=(0, None), method="highs")
+    if res.status != 0:
+        return None
+    support = [j for j in range(len(generators)) if res.x[j] > 1e-12]
+    sol = _solve_exact([generators[j] for j in support], v)
+    if sol is None or any(x < 0 for x in sol):
+        return None
+    full = [Fraction(0)] * len(generators)
+    for j, x in zip(support, sol):
+        full[j] = x
+    return full
+
+
+def _beats(scores: list[Fraction], right: int) -> bool:
+    """argmax (first maximum) is ``right`` for this generator and, by linearity, for
+    every non-negative, non-zero combination of such generators."""
+    return all(scores[right] > s if c < right else scores[right] >= s
+               for c, s in enumerate(scores) if c != right)
+
+
+def _extreme(points: list[list[Fraction]]) -> list[list[Fraction]]:
+    """The points that are not in the cone of the others (float LPs: a heuristic
+    choice of generators; soundness comes from the exact checks later)."""
+    from scipy.optimize import linprog
+
+    pts = np.array([[float(x) for x in p] for p in points])
+    keep = list(range(len(points)))
+    for i in range(len(points)):
+        others = [j for j in keep if j != i]
+        if not others:
+            continue
+        res = linprog(np.zeros(len(others)), A_eq=pts[others].T, b_eq=pts[i],
+                      bounds=(0, None), method="highs")
+        if res.status == 0:
+            keep = others
+    chosen = [points[i] for i in keep]
+    if len(chosen) > MAX_GENERATORS:
+        step = len(chosen) / MAX_GENERATORS
+        chosen = [chosen[int(i * step)] for i in range(MAX_GENERATORS)]
+    return chosen
+
+
+def prove_by_cones(net: Network, automaton: Automaton, exploration: ProductExploration,
+                   *, matrices: Any, h0: list[Fraction],
+                   readout: Any) -> tuple[ConeProof | None, str]:
+    """Try each inflation; return (proof, explanation) or (None, why not)."""
+    k, hidden = automaton.n_symbols, len(h0)
+    to_auto = label_map(net, automaton)
+    samples: dict[int, list[list[Fraction]]] = {}
+    for h_idx, q in exploration.pairs:
+        samples.setdefault(q, []).append(list(exploration.states[h_idx]))
+    right = {q: next((c for c in range(len(net.labels))
+                      if to_auto[c] == automaton.output_ids[q]), None) for q in samples}
+    if any(r is None for r in right.values()):
+        return None, "the network lacks a label of the automaton"
+    reason = "no inflation gave an inductive invariant"
+    for eta in INFLATIONS:
+        gens: dict[int, list[list[Fraction]]] = {}
+        for q, pts in samples.items():
+            pts = _extreme(pts)
+            centre = [sum((p[i] for p in pts), Fraction(0)) / len(pts) for i in range(hidden)]
+            gens[q] = [[p[i] + eta * (p[i] - centre[i]) for i in range(hidden)] for p in pts]
+        ok, why, proof = _check(gens, automaton, matrices, h0, readout, right, k, eta)
+        if ok:
+            return proof, f"cone invariant (inflation {eta}): {why}"
+        reason = why
+    return None, reason
+
+
+def _check(gens: dict[int, list[list[Fraction]]], automaton: Automaton, matrices: Any,
+           h0: list[Fraction], readout: Any, right: dict[int, Any], k: int,
+           eta: Fraction) -> tuple[bool, str, ConeProof | None]:
+    for q, gs in gens.items():
+        for g in gs:
+            scores = [sum((readout[c][i] * g[i] for i in range(len(g))), Fraction(0))
+                      for c in range(len(readout))]
+            if not _beats(scores, right[q]):
+                return False, f"a generator of state {q} is read out wrongly", None
+    assert automaton.initial is not None
+    initial = cone_multipliers(gens[automaton.initial], h0)
+    if initial is None or all(x == 0 for x in initial):
+        return False, "h0 is not a non-zero combination in the initial cone", None
+    steps: dict[tuple[int, int, int], list[Fraction]] = {}
+    for q, gs in gens.items():
+        for a in range(k):
+            target = int(automaton.delta[a, q])
+            if target not in gens:
+                return False, f"state {target} has no cone", None
+            for j, g in enumerate(gs):
+                img = [sum((matrices[a][i][c] * g[c] for c in range(len(g))), Fraction(0))
+                       for i in range(len(g))]
+                if all(x == 0 for x in img):
+                    return False, "a generator is mapped to 0", None
+                lam = cone_multipliers(gens[target], img)
+                if lam is None:
+                    return False, f"A_{a} maps a generator of state {q} out of its cone", None
+                steps[(q, a, j)] = lam
+    n_gen = sum(len(g) for g in gens.values())
+    return True, f"{n_gen} generators, {len(steps)} exact inclusions", ConeProof(
+        gens, initial, steps, eta)
