@@ -152,8 +152,10 @@ def _cascade_model(model: dict[str, Any], k: int, n_labels: int) -> _Model:
             levels) or min(levels) < 0 or min(sizes) < 1:
         raise CertificateError("cascade units need sorted levels >= 0 and sizes >= 1")
     above = [sum(1 for other in levels if other < lv) for lv in levels]
-    tables = []
+    tables: list[tuple[str, Any, Any]] = []
     for u, unit in enumerate(units):
+        r: Any
+        s: Any
         domain = 1
         for m in sizes[:above[u]]:
             domain *= m
