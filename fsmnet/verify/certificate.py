@@ -82,10 +82,21 @@ def build_certificate(net: Network, automaton: Automaton, exploration: ProductEx
     else:
         states = [json.loads(json.dumps(s, default=_jsonable)) for s in exploration.states]
     return {
+        **_common(net, automaton, "exact-product", model, network_path),
+        "states": states,
+        "pairs": [list(p) for p in exploration.pairs],
+        "transitions": exploration.transitions,
+    }
+
+
+def _common(net: Network, automaton: Automaton, method: str, model: dict[str, Any],
+            network_path: str | None) -> dict[str, Any]:
+    """The fields every proof certificate has: format, claim, automaton, network."""
+    return {
         "format": CERTIFICATE_FORMAT,
         "format_version": CERTIFICATE_VERSION,
         "claim": "for every word w: label(readout(h_w)) == output(delta(q0, w))",
-        "method": "exact-product",
+        "method": method,
         "automaton": {
             "symbols": list(automaton.symbols),
             "delta": automaton.delta.tolist(),
@@ -99,9 +110,6 @@ def build_certificate(net: Network, automaton: Automaton, exploration: ProductEx
             "sha256": None if network_path is None else file_sha256(network_path),
             "model": model,
         },
-        "states": states,
-        "pairs": [list(p) for p in exploration.pairs],
-        "transitions": exploration.transitions,
     }
 
 
@@ -126,23 +134,7 @@ def cone_certificate(net: Network, automaton: Automaton, proof: Any, *,
     """The certificate of a cone invariant (method ``cone-invariant``): generators per
     automaton state and the exact non-negative multipliers of every inclusion."""
     return {
-        "format": CERTIFICATE_FORMAT,
-        "format_version": CERTIFICATE_VERSION,
-        "claim": "for every word w: label(readout(h_w)) == output(delta(q0, w))",
-        "method": "cone-invariant",
-        "automaton": {
-            "symbols": list(automaton.symbols),
-            "delta": automaton.delta.tolist(),
-            "initial": automaton.initial,
-            "outputs": list(automaton.outputs or ()),
-        },
-        "network": {
-            "arch": net.arch,
-            "labels": list(net.labels),
-            "file": None if network_path is None else os.path.basename(network_path),
-            "sha256": None if network_path is None else file_sha256(network_path),
-            "model": network_model(net),
-        },
+        **_common(net, automaton, "cone-invariant", network_model(net), network_path),
         "cones": {str(q): _qs(g) for q, g in proof.generators.items()},
         "initial_multipliers": _qs(proof.initial),
         "inclusions": [{"state": q, "symbol": a, "generator": j, "multipliers": _qs(lam)}
