@@ -94,4 +94,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run() -> None:
     """Console-script wrapper: exit with :func:`main`'s code."""
-    sys.exit(main())
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (e.g. `fsmnet info X --json | head`): not an error of ours.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 0
+    sys.exit(code)
