@@ -10,7 +10,9 @@
 3. **replay** — one task per block runs the block again from its known start
    state and writes the labels; skipped when only the last state is wanted.
 
-Architectures without a block summary here (MinMax networks) are *chased*:
+Networks with finitely many reachable states (every MinMax network) run as
+their reachable-state automaton (fsmnet.gpu.tabulate) through the same three
+phases.  Others without a block summary here are *chased*:
 each block's task starts from the previous block's final state.  That is
 sequential, but the data never leaves the workers.
 
@@ -146,6 +148,10 @@ def evaluate_dask(model: Any, symbols: Any, *, outputs: str, start: Any, chunk: 
 
     if isinstance(model.semantics, LinearRecurrence) and path != "chase":
         return _linear(model, blocks, lengths, outputs, start, lazy)
+    if path == "auto":
+        done = _tabulated(model, arr, blocks, lengths, outputs, start, lazy)
+        if done is not None:
+            return done
     # Chase: task b waits for task b-1's state.
     state = model.semantics.initial_state(model, False) if start is None else start
     parts = []
@@ -155,6 +161,25 @@ def evaluate_dask(model: Any, symbols: Any, *, outputs: str, start: Any, chunk: 
         state = step[1]
     outs, final = dask.compute(parts, state)
     return _collect(outs, lengths, outputs, lazy), final, "chase"
+
+
+def _tabulated(net: Any, arr: Any, blocks: list[Any], lengths: list[int], outputs: str,
+               start: Any, lazy: bool) -> tuple[Any, Any, str] | None:
+    """MinMax (or any finite-state) network as its reachable-state automaton
+    (fsmnet.gpu.tabulate): the three block phases instead of a sequential chase."""
+    from fsmnet.gpu.tabulate import freeze, tabulate
+
+    table = tabulate(net)
+    if table is None:
+        return None
+    q0 = 0 if start is None else table.index.get(freeze(start))
+    if q0 is None:
+        return None
+    out, q, inner = _automaton(table.automaton, arr, blocks, lengths, outputs, q0, lazy)
+    if out is not None:
+        labels = table.labels
+        out = out.map_blocks(lambda b: labels[b], dtype=np.int64) if lazy else labels[out]
+    return out, table.states[q], f"tabulated-{inner}"
 
 
 def _automaton(a: Automaton, arr: Any, blocks: list[Any], lengths: list[int], outputs: str,
