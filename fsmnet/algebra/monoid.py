@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from fsmnet.algebra.subgroups import schutzenberger_group
 from fsmnet.errors import FsmnetError, SpecError
 
 if TYPE_CHECKING:
@@ -218,7 +219,7 @@ class TransitionMonoid:
         sorted image set of the D-class representative.
         """
         if self._groups is None:
-            self._groups = tuple(self._schutzenberger_group(d) for d in self.d_classes
+            self._groups = tuple(schutzenberger_group(self._gens, d) for d in self.d_classes
                                  if d.regular)
         return self._groups
 
@@ -360,55 +361,6 @@ class TransitionMonoid:
             table.setflags(write=False)
             self._table = table
         return self._table
-
-    def _schutzenberger_group(self, d: DClassInfo) -> PermutationGroup:
-        from fsmnet.algebra.groups import group_from_permutations, group_order
-
-        image = tuple(sorted(set(d.representative)))
-        r = len(image)
-        if d.h_size == 1:  # nothing to search for
-            return group_from_permutations([], r)
-        # BFS over image sets of the same size reachable from `image`.  A set
-        # is remembered with a bijection beta: position in `image` -> point.
-        beta: dict[tuple[int, ...], np.ndarray] = {image: np.array(image)}
-        edges: list[tuple[tuple[int, ...], int, tuple[int, ...]]] = []
-        order = [image]
-        for z in order:
-            bz = beta[z]
-            for a in range(self.n_generators):
-                moved = self._gens[a][bz]
-                key = tuple(sorted(set(moved.tolist())))
-                if len(key) != r:
-                    continue  # smaller sets never lead back to `image`
-                edges.append((z, a, key))
-                if key not in beta:
-                    beta[key] = moved
-                    order.append(key)
-        # The strongly connected component of `image`: the sets that reach it back.
-        back: dict[tuple[int, ...], list[tuple[int, ...]]] = {}
-        for z, _, w in edges:
-            back.setdefault(w, []).append(z)
-        scc = {image}
-        stack = [image]
-        while stack:
-            for z in back.get(stack.pop(), []):
-                if z not in scc:
-                    scc.add(z)
-                    stack.append(z)
-        # Schreier generators: follow beta_z, then a, then undo beta_w.
-        perms: set[tuple[int, ...]] = set()
-        for z, a, w in edges:
-            if z in scc and w in scc:
-                where = {int(p): i for i, p in enumerate(beta[w])}
-                perm = tuple(where[int(p)] for p in self._gens[a][beta[z]])
-                if perm != tuple(range(r)):
-                    perms.add(perm)
-        group = group_from_permutations(sorted(perms), r)
-        group_size = group_order(group)
-        if group_size != d.h_size:  # two algorithms must agree
-            raise RuntimeError(f"internal error: group of order {group_size} but "
-                               f"H-class of size {d.h_size}")
-        return group
 
 
 def _green_by_components(fp: Any, n_letters: int) -> _Structure:
