@@ -146,8 +146,8 @@ class FixedPointSemantics(LinearRecurrence):
             return out[0], out[1]
         return net.cached("fixed_point_exact_tensors", compute)  # type: ignore[no-any-return]
 
-    def inverse_matrices(self, net: Network, exact: bool) -> np.ndarray:
-        """A⁻¹ = I + (Λ⁻¹ − I) Q per symbol."""
+    def _tensors_and_identity(self, net: Network, exact: bool) -> tuple[Any, Any, Any, Any]:
+        """(Λ, Q, 1, I) in exact rationals or in float64."""
         if exact:
             lam, q = self.exact_tensors(net)
             one: Fraction | float = Fraction(1)
@@ -157,6 +157,11 @@ class FixedPointSemantics(LinearRecurrence):
         hidden = lam.shape[1]
         eye = np.array([[one * (i == j) for j in range(hidden)] for i in range(hidden)],
                        dtype=object if exact else np.float64)
+        return lam, q, one, eye
+
+    def inverse_matrices(self, net: Network, exact: bool) -> np.ndarray:
+        """A⁻¹ = I + (Λ⁻¹ − I) Q per symbol."""
+        lam, q, one, eye = self._tensors_and_identity(net, exact)
         return np.array([eye + (one / lam[s] - one)[:, None] * q[s] for s in range(len(lam))],
                         dtype=object if exact else np.float64)
 
@@ -169,15 +174,7 @@ class FixedPointSemantics(LinearRecurrence):
 
     def iteration_matrix(self, net: Network, symbol: int, exact: bool = False) -> np.ndarray:
         """M = (I − Λ)(I − Q) = I − Λ A⁻¹: the error of (FP) is multiplied by M."""
-        if exact:
-            lam, q = self.exact_tensors(net)
-            one: Fraction | float = Fraction(1)
-        else:
-            lam, q = net.params["Lambda"], net.params["Q"]
-            one = 1.0
-        hidden = lam.shape[1]
-        eye = np.array([[one * (i == j) for j in range(hidden)] for i in range(hidden)],
-                       dtype=object if exact else np.float64)
+        lam, q, one, eye = self._tensors_and_identity(net, exact)
         return (one - lam[symbol])[:, None] * (eye - q[symbol])
 
 
