@@ -20,12 +20,16 @@ from typing import Any
 import numpy as np
 
 from fsmnet.automata import Automaton
+from fsmnet.errors import SpecError
 
 PIECE = 1 << 28  # symbols on the device at once (256 MiB of uint8)
 GROUP = 256  # chunk summaries per group in phase 2
 THREADS = 256
 SHARED_LIMIT = 160 * 1024  # bytes of table we put in shared memory (H100/H200: 227 KiB)
 KERNELS = Path(__file__).with_name("kernels")
+# Networks: "auto" tabulates when the reachable states are few, else runs "direct";
+# "direct" runs the network's own kernels (chunk products, levelwise MinMax).
+NETWORK_PATHS = ("auto", "tabulated", "direct")
 
 
 @functools.cache
@@ -58,10 +62,26 @@ def _chunk_for(n: int, chunk: int | None) -> int:
 
 
 def _device_symbols(piece: Any, n_symbols: int) -> tuple[Any, str]:
+    """The piece on the device as the kernels read it: contiguous, 16-byte aligned."""
     import cupy
 
     dtype = np.uint8 if n_symbols <= 256 else np.int32
-    return cupy.asarray(piece).astype(dtype, copy=False), ("u8" if dtype == np.uint8 else "i32")
+    sym = cupy.ascontiguousarray(cupy.asarray(piece).astype(dtype, copy=False))
+    if sym.data.ptr % 16:  # a view such as word[1:]: the kernels' vector loads would fault
+        sym = sym.copy()
+    return sym, ("u8" if dtype == np.uint8 else "i32")
+
+
+def _check_device_symbols(arr: Any, n_symbols: int) -> None:
+    """The checks ``_symbols_array`` makes on the host, made on the device (two reductions)."""
+    if arr.ndim != 1 or arr.dtype.kind not in "iu":
+        raise SpecError("symbols must be a 1-D integer array of symbol indices",
+                        source="<evaluate>", field="symbols",
+                        value=f"{arr.dtype} array of shape {arr.shape}")
+    lo, hi = (int(arr.min()), int(arr.max())) if len(arr) else (0, 0)
+    if lo < 0 or hi >= n_symbols:
+        raise SpecError(f"symbol index out of range 0..{n_symbols - 1}", source="<evaluate>",
+                        field="symbols", value=lo if lo < 0 else hi)
 
 
 def _pieces(arr: Any) -> Any:
@@ -78,7 +98,6 @@ def _automaton(a: Automaton, arr: Any, outputs: str, start: Any, chunk: int | No
                path: str) -> tuple[Any, Any, str]:
     import cupy
 
-    from fsmnet.errors import SpecError
     from fsmnet.gpu.engine import _cayley
 
     q_count, s_count = a.n_states, a.n_symbols
@@ -299,9 +318,20 @@ def evaluate_cupy(model: Any, symbols: Any, *, outputs: str, start: Any, chunk: 
     from fsmnet.gpu.engine import _evaluate_numba, _symbols_array
 
     n_symbols = model.n_symbols if isinstance(model, Automaton) else len(model.symbols)
-    arr = symbols if _is_cupy(symbols) else _symbols_array(symbols, n_symbols)
+    if _is_cupy(symbols):
+        _check_device_symbols(symbols, n_symbols)
+        arr = symbols
+    else:
+        arr = _symbols_array(symbols, n_symbols)
     if isinstance(model, Automaton):
         return _automaton(model, arr, outputs, start, chunk, path)
+    if path not in NETWORK_PATHS:
+        raise SpecError(f"cupy network paths are {', '.join(NETWORK_PATHS)}",
+                        source="<evaluate>", field="path", value=path)
+    if path != "direct":
+        done = _tabulated(model, arr, outputs, start, chunk, forced=path == "tabulated")
+        if done is not None:
+            return done
     from fsmnet.nets.linear import LinearRecurrence
     from fsmnet.nets.minmax_cascade import MinMaxCascade
 
@@ -318,6 +348,25 @@ def evaluate_cupy(model: Any, symbols: Any, *, outputs: str, start: Any, chunk: 
     out, state, _ = _evaluate_numba(model, host, outputs=outputs, start=start, chunk=chunk,
                                     path="auto")
     return out, state, "host-sequential"
+
+
+def _tabulated(net: Any, arr: Any, outputs: str, start: Any, chunk: int | None,
+               forced: bool) -> tuple[Any, Any, str] | None:
+    """Run a network with finitely many reachable states as that automaton (one table
+    lookup a symbol instead of a mat-vec or min/max), as the Numba backend does; None
+    when it has too many states or ``start`` is not one of them."""
+    from fsmnet.gpu.tabulate import freeze, tabulate
+
+    table = tabulate(net)
+    q0 = None if table is None else (0 if start is None else table.index.get(freeze(start)))
+    if table is None or q0 is None:
+        if forced:
+            raise SpecError("the network has too many reachable states to tabulate, or the "
+                            "start state is not reachable", source="<evaluate>", field="path",
+                            value="tabulated")
+        return None
+    out, q, inner = _automaton(table.automaton, arr, outputs, q0, chunk, "auto")
+    return (None if out is None else table.labels[out]), table.states[q], f"tabulated-{inner}"
 
 
 def _is_cupy(x: Any) -> bool:

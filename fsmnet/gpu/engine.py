@@ -75,10 +75,12 @@ def _symbols_array(symbols: Any, n_symbols: int) -> np.ndarray:
     arr = np.asarray(symbols)
     if arr.ndim != 1 or not np.issubdtype(arr.dtype, np.integer):
         raise SpecError("symbols must be a 1-D integer array of symbol indices",
-                        source="<evaluate>", field="symbols", value=str(arr.dtype))
-    if arr.size and (int(arr.min()) < 0 or int(arr.max()) >= n_symbols):
+                        source="<evaluate>", field="symbols",
+                        value=f"{arr.dtype} array of shape {arr.shape}")
+    lo, hi = (int(arr.min()), int(arr.max())) if arr.size else (0, 0)
+    if lo < 0 or hi >= n_symbols:
         raise SpecError(f"symbol index out of range 0..{n_symbols - 1}", source="<evaluate>",
-                        field="symbols", value=int(arr.max()))
+                        field="symbols", value=lo if lo < 0 else hi)
     return arr
 
 
@@ -103,7 +105,11 @@ def evaluate(model: Automaton | Any, symbols: Any, *, backend: str = "auto",
     chunk
         Chunk length of the parallel scan (default: about 4 chunks a thread).
     path
-        Automata on Numba: ``"auto"``, ``"sequential"``, ``"ilp"``, ``"cayley"`` or ``"live"``.
+        Automata: ``"auto"``, ``"sequential"``, ``"ilp"``, ``"cayley"`` or ``"live"`` on
+        Numba; ``"auto"``, ``"cayley"`` or ``"live"`` on CuPy.  Networks: ``"auto"``
+        (run as the reachable-state automaton when its states are few), ``"tabulated"``
+        (insist on that), ``"direct"`` (the network's own kernels: chunk products,
+        levelwise MinMax), and on Numba ``"sequential"`` or ``"levelwise"`` for MinMax.
     """
     if outputs not in ("all", "last"):
         raise SpecError("outputs must be 'all' or 'last'", source="<evaluate>",
@@ -157,6 +163,8 @@ def _evaluate_numba(model: Any, symbols: Any, *, outputs: str, start: Any, chunk
         done = _tabulated(model, symbols, outputs=outputs, start=start, forced=path != "auto")
         if done is not None:
             return done
+    if path == "direct":
+        path = "auto"
     from fsmnet.nets.linear import LinearRecurrence
 
     if isinstance(model.semantics, LinearRecurrence):
