@@ -139,7 +139,9 @@ class RawModule:
         for opt in options:
             if not opt.startswith(("-std=", "-D", "--use_fast_math", "-I")):
                 raise ValueError(f"the emulator does not know NVRTC option {opt!r}")
-        self._lib, self._kernels = _compiler.build(code, kwargs.get("name", "<RawModule>"))
+        defines = tuple(opt for opt in options if opt.startswith("-D"))
+        self._lib, self._kernels = _compiler.build(code, kwargs.get("name", "<RawModule>"),
+                                                   defines)
         self._max_shared: dict[str, int] = {}
 
     def get_function(self, name: str) -> RawKernel:

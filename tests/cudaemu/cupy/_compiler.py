@@ -113,8 +113,11 @@ def _launcher(name: str, params: list[Param]) -> str:
             f"    return emu::run_grid(grid, block, shared, body);\n}}\n")
 
 
-def build(code: str, source_name: str) -> tuple[ctypes.CDLL, dict[str, list[Param]]]:
-    """Compile ``code`` (a CUDA C source) into a loaded library and its kernel table."""
+def build(code: str, source_name: str, defines: tuple[str, ...] = ()
+          ) -> tuple[ctypes.CDLL, dict[str, list[Param]]]:
+    """Compile ``code`` (a CUDA C source) into a loaded library and its kernel table.
+
+    ``defines`` are ``-DNAME=VALUE`` options, as NVRTC takes them."""
     compiler = shutil.which("g++")
     if compiler is None:
         raise CompileError("the CUDA emulator needs g++, which is not installed")
@@ -122,7 +125,7 @@ def build(code: str, source_name: str) -> tuple[ctypes.CDLL, dict[str, list[Para
         raise CompileError(f"{source_name}: only `extern __shared__ T name[];` (dynamic "
                            f"shared memory) is emulated")
     rewritten = SHARED.sub(r"\1* \2 = reinterpret_cast<\1*>(emu::shared_base);", code)
-    key = hashlib.sha256("\0".join([PRELUDE, RUNTIME.read_text(), rewritten,
+    key = hashlib.sha256("\0".join([PRELUDE, RUNTIME.read_text(), rewritten, *defines,
                                     _run([compiler, "--version"], "g++ --version")])
                          .encode()).hexdigest()[:24]
     cache = _cache_dir()
@@ -130,7 +133,7 @@ def build(code: str, source_name: str) -> tuple[ctypes.CDLL, dict[str, list[Para
     with tempfile.TemporaryDirectory() as tmp:
         stage1 = Path(tmp) / f"{Path(source_name).stem}.cu.cpp"
         stage1.write_text(PRELUDE + rewritten)
-        preprocessed = _run([compiler, "-E", "-x", "c++", "-std=c++17", str(stage1)],
+        preprocessed = _run([compiler, "-E", "-x", "c++", "-std=c++17", *defines, str(stage1)],
                             f"preprocessing {source_name}")
         kernels = kernel_signatures(preprocessed)
         if not library.exists():
