@@ -47,5 +47,5 @@ def use_emulator(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
 
     module = emulator()
     monkeypatch.setitem(sys.modules, "cupy", module)
-    backend._module.cache_clear()
+    backend.compiled_module.cache_clear()
     return module

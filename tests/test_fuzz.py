@@ -2,6 +2,9 @@
 
 import itertools
 import json
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -135,3 +138,16 @@ def test_cli_exit_codes_and_json(tmp_path, capsys) -> None:
         main(["fuzz", "parity", str(good), "--examples", "0"])
     assert exit_info.value.code == 2
     assert main(["fuzz", "nosuchfamily:3", str(good)]) == 2
+
+
+def test_cli_leaves_no_hypothesis_directory_in_the_working_directory(tmp_path) -> None:
+    work, cache = tmp_path / "work", tmp_path / "cache"
+    work.mkdir()
+    fsmnet.compile("parity", "bilinear-full").save(work / "net.safetensors")
+    code = ("from fsmnet.cli import main; raise SystemExit(main(['fuzz', 'parity', "
+            "'net.safetensors', '--examples', '20', '--seed', '3']))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=work, capture_output=True,
+                          text=True, env=dict(os.environ, XDG_CACHE_HOME=str(cache)))
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in work.iterdir()) == ["net.safetensors"]
+    assert (cache / "fsmnet" / "hypothesis").is_dir()

@@ -66,9 +66,9 @@ def device(request, monkeypatch):
         module = use_emulator(monkeypatch)
     else:
         import cupy as module
-    cb._module.cache_clear()
+    cb.compiled_module.cache_clear()
     yield module
-    cb._module.cache_clear()
+    cb.compiled_module.cache_clear()
 
 
 @pytest.mark.parametrize("spec", ["modadd:5", "symmetric:4", "flipflop",
@@ -108,7 +108,7 @@ def test_random_automata_on_emulator(a, seed, length, chunk):
         res = evaluate(a, word, backend="cupy", chunk=chunk)
         assert res.state == states[-1]
         assert np.array_equal(res.outputs, a.output_ids[states[1:]])
-    cb._module.cache_clear()
+    cb.compiled_module.cache_clear()
 
 
 @pytest.mark.parametrize(("spec", "arch", "kernels"), [

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+from pathlib import Path
 
 from fsmnet.cli.common import print_json
 
@@ -51,10 +53,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=handle)
 
 
+def _hypothesis_home() -> Path:
+    """Hypothesis keeps files in ./.hypothesis by default; a command must not litter the
+    user's directory, so they go to the user's cache directory instead."""
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "fsmnet" / "hypothesis"
+
+
 def handle(args: argparse.Namespace) -> int:
+    from hypothesis.configuration import set_hypothesis_home_dir
+
     from fsmnet.nets import load_network
     from fsmnet.verify.fuzz import fuzz
 
+    set_hypothesis_home_dir(_hypothesis_home())
     net = load_network(args.net)
     result = fuzz(args.spec, net, examples=args.examples, max_length=args.max_length,
                   seed=args.seed)

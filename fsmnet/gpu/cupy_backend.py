@@ -1,9 +1,12 @@
 """CuPy backend of the scan engine: the CUDA C kernels of ``kernels/*.cu`` (DESIGN.md §6).
 
-Automata, linear recurrences (bilinear networks, H ≤ 16) and scalar-only
-MinMax cascades run as three-phase chunked scans on the device (see each
-``.cu`` file's header).  Anything else (``minmax-dense``, cascades with matrix
-units) runs on the host with Numba and reports the path ``host-sequential``.
+Automata (``cupy_automaton``), linear recurrences (bilinear networks, H ≤ 16)
+and scalar-only MinMax cascades (``cupy_networks``) run as three-phase chunked
+scans on the device (see each ``.cu`` file's header).  Networks with few
+reachable states run as that automaton (``fsmnet.gpu.tabulate``).  Anything
+else (``minmax-dense`` beyond the table limit, cascades with matrix units, H >
+16) runs on the host with Numba and reports the path ``host-sequential``.
+This module holds the driver and what the kernels' callers share.
 
 Streaming: a NumPy input is copied to the device in pieces of :data:`PIECE`
 symbols; the state is carried from piece to piece, so inputs of 10^10
@@ -33,15 +36,15 @@ NETWORK_PATHS = ("auto", "tabulated", "direct")
 
 
 @functools.cache
-def _module(name: str) -> Any:
+def compiled_module(name: str) -> Any:
     import cupy
 
     return cupy.RawModule(code=(KERNELS / f"{name}.cu").read_text(), options=("-std=c++17",))
 
 
-def _kernel(module: str, name: str, shared: int) -> tuple[Any, int, int]:
+def kernel_for(module: str, name: str, shared: int) -> tuple[Any, int, int]:
     """(kernel, shared bytes to ask for, use_shared flag)."""
-    kern = _module(module).get_function(name)
+    kern = compiled_module(module).get_function(name)
     if shared <= SHARED_LIMIT:
         if shared > 48 * 1024:
             kern.max_dynamic_shared_size_bytes = shared
@@ -49,11 +52,11 @@ def _kernel(module: str, name: str, shared: int) -> tuple[Any, int, int]:
     return kern, 0, 0
 
 
-def _grid(count: int) -> tuple[int]:
+def grid_for(count: int) -> tuple[int]:
     return (max(1, -(-count // THREADS)),)
 
 
-def _chunk_for(n: int, chunk: int | None) -> int:
+def chunk_length(n: int, chunk: int | None) -> int:
     if chunk:
         return int(chunk)
     # About 2^18 threads per piece keep 132 SMs busy; multiples of 16 allow vector loads.
@@ -61,7 +64,7 @@ def _chunk_for(n: int, chunk: int | None) -> int:
     return -(-size // 16) * 16
 
 
-def _device_symbols(piece: Any, n_symbols: int) -> tuple[Any, str]:
+def device_symbols(piece: Any, n_symbols: int) -> tuple[Any, str]:
     """The piece on the device as the kernels read it: contiguous, 16-byte aligned."""
     import cupy
 
@@ -72,7 +75,7 @@ def _device_symbols(piece: Any, n_symbols: int) -> tuple[Any, str]:
     return sym, ("u8" if dtype == np.uint8 else "i32")
 
 
-def _check_device_symbols(arr: Any, n_symbols: int) -> None:
+def check_device_symbols(arr: Any, n_symbols: int) -> None:
     """The checks ``_symbols_array`` makes on the host, made on the device (two reductions)."""
     if arr.ndim != 1 or arr.dtype.kind not in "iu":
         raise SpecError("symbols must be a 1-D integer array of symbol indices",
@@ -84,231 +87,13 @@ def _check_device_symbols(arr: Any, n_symbols: int) -> None:
                         field="symbols", value=lo if lo < 0 else hi)
 
 
-def _pieces(arr: Any) -> Any:
+def pieces(arr: Any) -> Any:
     for begin in range(0, len(arr), PIECE):
         yield begin, arr[begin:begin + PIECE]
 
 
-def _host_out(n: int, outputs: str) -> np.ndarray | None:
+def host_labels(n: int, outputs: str) -> np.ndarray | None:
     return np.empty(n, dtype=np.int64) if outputs == "all" else None
-
-
-# ---------------------------------------------------------------- automata
-def _automaton(a: Automaton, arr: Any, outputs: str, start: Any, chunk: int | None,
-               path: str) -> tuple[Any, Any, str]:
-    import cupy
-
-    from fsmnet.gpu.engine import _cayley
-
-    q_count, s_count = a.n_states, a.n_symbols
-    table = None if path == "live" else _cayley(a)
-    if path == "cayley" and table is None:
-        raise SpecError("the transition monoid is too large for a Cayley table",
-                        source="<evaluate>", field="path", value=path)
-    if path not in ("auto", "cayley", "live"):
-        raise SpecError("cupy automaton paths are auto, cayley and live", source="<evaluate>",
-                        field="path", value=path)
-    used = "cayley" if table is not None else "live"
-    delta = cupy.asarray(np.ascontiguousarray(a.delta, dtype=np.int32))
-    out_ids = cupy.asarray(np.ascontiguousarray(
-        a.output_ids if a.outputs is not None else np.zeros(q_count), dtype=np.int32))
-    if table is not None:
-        cayley = cupy.asarray(table[0].astype(np.int32))
-        elements = cupy.asarray(table[1].astype(np.int32))
-    q = int(a._start(start))
-    result = _host_out(len(arr), outputs)
-    out_kind = "u8" if len(a.labels) <= 256 else "i32"
-    for begin, piece in _pieces(arr):
-        sym, kind = _device_symbols(piece, s_count)
-        n = len(sym)
-        size = _chunk_for(n, chunk)
-        n_chunks = -(-n // size)
-        if table is not None:
-            kern, smem, flag = _kernel("automaton", f"cayley_summary_{kind}", cayley.nbytes)
-            summ = cupy.empty(n_chunks, dtype=np.int32)
-            kern(_grid(n_chunks), (THREADS,), (cayley, np.int32(len(table[1])), np.int32(s_count),
-                 np.int32(table[2]), sym, np.int64(n), np.int64(size), np.int64(n_chunks),
-                 np.int32(flag), summ), shared_mem=smem)
-            trans = elements[summ]
-        else:
-            kern, smem, flag = _kernel("automaton", f"all_states_summary_{kind}", delta.nbytes)
-            trans = cupy.empty((n_chunks, q_count), dtype=np.int32)
-            kern(_grid(n_chunks), (THREADS,), (delta, np.int32(q_count), np.int32(s_count), sym,
-                 np.int64(n), np.int64(size), np.int64(n_chunks), np.int32(flag), trans),
-                 shared_mem=smem)
-        starts, q = _scan_transformations(trans, n_chunks, q_count, q)
-        if outputs == "all":
-            out = cupy.empty(n, dtype=np.uint8 if out_kind == "u8" else np.int32)
-            kern, smem, flag = _kernel("automaton", f"replay_{kind}_{out_kind}",
-                                       delta.nbytes + out_ids.nbytes)
-            kern(_grid(n_chunks), (THREADS,), (delta, out_ids, np.int32(q_count),
-                 np.int32(s_count), sym, np.int64(n), np.int64(size), np.int64(n_chunks),
-                 starts, np.int32(flag), out), shared_mem=smem)
-            result[begin:begin + n] = cupy.asnumpy(out)  # type: ignore[index]
-    return result, q, used
-
-
-def _scan_transformations(trans: Any, n_chunks: int, q_count: int, q: int) -> tuple[Any, int]:
-    import cupy
-
-    n_groups = -(-n_chunks // GROUP)
-    group_trans = cupy.empty((n_groups, q_count), dtype=np.int32)
-    fn = _module("automaton").get_function("compose_groups")
-    fn(_grid(n_groups * q_count), (THREADS,), (trans, np.int64(n_chunks), np.int32(q_count),
-       np.int64(GROUP), np.int64(n_groups), group_trans))
-    host = cupy.asnumpy(group_trans)
-    gstart = np.empty(n_groups, dtype=np.int32)
-    for g in range(n_groups):  # a few hundred gathers on the host
-        gstart[g] = q
-        q = int(host[g, q])
-    starts = cupy.empty(n_chunks, dtype=np.int32)
-    fn = _module("automaton").get_function("expand_groups")
-    fn(_grid(n_groups), (THREADS,), (trans, np.int64(n_chunks), np.int32(q_count),
-       np.int64(GROUP), np.int64(n_groups), cupy.asarray(gstart), starts))
-    return starts, q
-
-
-# ------------------------------------------------------------------ linear
-def _padded(h: int) -> int:
-    for size in (4, 8, 16):  # each size is a full unroll: 32 took 70 s to compile
-        if h <= size:
-            return size
-    return 0
-
-
-def _linear(net: Any, arr: Any, outputs: str, start: Any, chunk: int | None) -> tuple[Any, Any,
-                                                                                       str]:
-    import cupy
-
-    from fsmnet.nets.linear import normalize
-
-    sem = net.semantics
-    mats = np.asarray(sem.matrices(net, False), dtype=np.float64)
-    s_count, h_size, _ = mats.shape
-    size_h = _padded(h_size)
-    pad = np.zeros((s_count, size_h, size_h))
-    pad[:, :h_size, :h_size] = mats
-    readout = np.asarray(net.params["readout"], dtype=np.float64)
-    rpad = np.zeros((readout.shape[0], size_h))
-    rpad[:, :h_size] = readout
-    d_mats, d_read = cupy.asarray(pad), cupy.asarray(rpad)
-    h = np.zeros(size_h)
-    h[:h_size] = sem.initial_state(net, False) if start is None else start
-    result = _host_out(len(arr), outputs)
-    out_kind = "u8" if readout.shape[0] <= 256 else "i32"
-    mod = _module("linear")
-    for begin, piece in _pieces(arr):
-        sym, kind = _device_symbols(piece, s_count)
-        n = len(sym)
-        size = _chunk_for(n, chunk)
-        n_chunks = -(-n // size)
-        prod = cupy.empty((n_chunks, size_h, size_h))
-        exps = cupy.empty((n_chunks, size_h), dtype=np.int32)
-        kern, smem, flag = _kernel("linear", f"chunk_products_{size_h}_{kind}", d_mats.nbytes)
-        kern(_grid(n_chunks * size_h), (THREADS,), (d_mats, np.int32(s_count), sym,
-             np.int64(n), np.int64(size), np.int64(n_chunks), np.int32(flag), prod, exps),
-             shared_mem=smem)
-        mod.get_function(f"normalize_products_{size_h}")(
-            _grid(n_chunks), (THREADS,), (prod, exps, np.int64(n_chunks)))
-        n_groups = -(-n_chunks // GROUP)
-        gprod = cupy.empty((n_groups, size_h, size_h))
-        gexps = cupy.empty((n_groups, size_h), dtype=np.int32)
-        mod.get_function(f"group_products_{size_h}")(
-            _grid(n_groups * size_h), (THREADS,), (prod, np.int64(n_chunks), np.int64(GROUP),
-                                                   np.int64(n_groups), gprod, gexps))
-        mod.get_function(f"normalize_products_{size_h}")(
-            _grid(n_groups), (THREADS,), (gprod, gexps, np.int64(n_groups)))
-        host = cupy.asnumpy(gprod)
-        gstart = np.empty((n_groups, size_h))
-        for g in range(n_groups):  # chase h through the few group products
-            gstart[g] = h
-            h = normalize(host[g].dot(h))
-        if outputs == "all":
-            cstart = cupy.empty((n_chunks, size_h))
-            mod.get_function(f"expand_groups_{size_h}")(
-                _grid(n_groups), (THREADS,), (prod, np.int64(n_chunks), np.int64(GROUP),
-                                              np.int64(n_groups), cupy.asarray(gstart), cstart))
-            out = cupy.empty(n, dtype=np.uint8 if out_kind == "u8" else np.int32)
-            kern, smem, flag = _kernel("linear", f"replay_{size_h}_{kind}_{out_kind}",
-                                       d_mats.nbytes + d_read.nbytes)
-            kern(_grid(n_chunks), (THREADS,), (d_mats, d_read, np.int32(s_count),
-                 np.int32(rpad.shape[0]), sym, np.int64(n), np.int64(size), np.int64(n_chunks),
-                 cstart, np.int32(flag), out), shared_mem=smem)
-            result[begin:begin + n] = cupy.asnumpy(out)  # type: ignore[index]
-    return result, normalize(h[:h_size]), "chunk-products"
-
-
-# ------------------------------------------------------------------ minmax
-def _cascade(net: Any, arr: Any, outputs: str, start: Any, chunk: int | None) -> tuple[Any, Any,
-                                                                                        str]:
-    import cupy
-
-    from fsmnet.gpu.numba_minmax import _coords, flat_state, pack_cascade, unflat_state
-
-    pack = pack_cascade(net)
-    sem = net.semantics
-    state = flat_state(pack, sem.initial_state(net, False) if start is None else start)
-    n_units = len(pack.kinds)
-    s_count = len(net.symbols)
-    tables = []
-    for u in range(n_units):
-        cells = s_count * int(pack.dom[u])
-        lo = int(pack.off_rs[u])
-        tables.append(cupy.asarray(np.concatenate([pack.rtab[lo:lo + cells],
-                                                   pack.stab[lo:lo + cells]])))
-    pstr = [cupy.asarray(np.ascontiguousarray(pack.pstr[u])) for u in range(n_units)]
-    needed = [outputs == "all" or bool(np.any(pack.above > u)) for u in range(n_units)]
-    readout = cupy.asarray(pack.readout.astype(np.int32))
-    stride_all = cupy.asarray(pack.stride_all)
-    mod = _module("minmax")
-    result = _host_out(len(arr), outputs)
-    c0 = np.empty(n_units, dtype=np.int64)
-    for begin, piece in _pieces(arr):
-        sym, kind = _device_symbols(piece, s_count)
-        n = len(sym)
-        size = _chunk_for(n, chunk)
-        n_chunks = -(-n // size)
-        n_groups = -(-n_chunks // GROUP)
-        pitch = n + 1
-        coords = cupy.zeros((n_units, pitch), dtype=np.uint8)
-        _coords(pack.kinds, pack.sizes, pack.soff, state, c0)
-        coords[:, 0] = cupy.asarray(c0.astype(np.uint8))
-        rr, ss = cupy.empty(n_chunks), cupy.empty(n_chunks)
-        gr, gs = cupy.empty(n_groups), cupy.empty(n_groups)
-        for u in range(n_units):
-            common = (np.int32(s_count), np.int32(pack.dom[u]))
-            kern, smem, flag = _kernel("minmax", f"scalar_summary_{kind}", tables[u].nbytes)
-            kern(_grid(n_chunks), (THREADS,), (tables[u], *common, sym, np.int64(n), coords,
-                 np.int64(pitch), np.int32(pack.above[u]), pstr[u], np.int64(size),
-                 np.int64(n_chunks), np.int32(flag), rr, ss), shared_mem=smem)
-            mod.get_function("compose_pair_groups")(
-                _grid(n_groups), (THREADS,), (rr, ss, np.int64(n_chunks), np.int64(GROUP),
-                                              np.int64(n_groups), gr, gs))
-            hr, hs = cupy.asnumpy(gr), cupy.asnumpy(gs)
-            x = float(state[pack.soff[u]])
-            gstart = np.empty(n_groups)
-            for g in range(n_groups):
-                gstart[g] = x
-                x = max(min(hr[g], x), hs[g])
-            state[pack.soff[u]] = x
-            if needed[u]:
-                cstart = cupy.empty(n_chunks)
-                mod.get_function("expand_pair_groups")(
-                    _grid(n_groups), (THREADS,), (rr, ss, np.int64(n_chunks), np.int64(GROUP),
-                                                  np.int64(n_groups), cupy.asarray(gstart),
-                                                  cstart))
-                kern, smem, flag = _kernel("minmax", f"scalar_replay_{kind}", tables[u].nbytes)
-                kern(_grid(n_chunks), (THREADS,), (tables[u], *common, np.int32(pack.sizes[u]),
-                     sym, np.int64(n), coords, np.int64(pitch), np.int32(u),
-                     np.int32(pack.above[u]), pstr[u], np.int64(size), np.int64(n_chunks),
-                     cstart, np.int32(flag)), shared_mem=smem)
-        if outputs == "all":
-            out = cupy.empty(n, dtype=np.int32)
-            mod.get_function("cascade_labels_i32")(
-                _grid(n), (THREADS,), (coords, np.int64(pitch), np.int32(n_units), stride_all,
-                                       readout, np.int64(n), out))
-            result[begin:begin + n] = cupy.asnumpy(out)  # type: ignore[index]
-    return result, unflat_state(pack, state), "levelwise"
 
 
 # ------------------------------------------------------------------ driver
@@ -318,13 +103,16 @@ def evaluate_cupy(model: Any, symbols: Any, *, outputs: str, start: Any, chunk: 
     from fsmnet.gpu.engine import _evaluate_numba, _symbols_array
 
     n_symbols = model.n_symbols if isinstance(model, Automaton) else len(model.symbols)
-    if _is_cupy(symbols):
-        _check_device_symbols(symbols, n_symbols)
+    if is_cupy(symbols):
+        check_device_symbols(symbols, n_symbols)
         arr = symbols
     else:
         arr = _symbols_array(symbols, n_symbols)
+    from fsmnet.gpu.cupy_automaton import run_automaton
+    from fsmnet.gpu.cupy_networks import padded, run_cascade, run_linear
+
     if isinstance(model, Automaton):
-        return _automaton(model, arr, outputs, start, chunk, path)
+        return run_automaton(model, arr, outputs, start, chunk, path)
     if path not in NETWORK_PATHS:
         raise SpecError(f"cupy network paths are {', '.join(NETWORK_PATHS)}",
                         source="<evaluate>", field="path", value=path)
@@ -336,15 +124,15 @@ def evaluate_cupy(model: Any, symbols: Any, *, outputs: str, start: Any, chunk: 
     from fsmnet.nets.minmax_cascade import MinMaxCascade
 
     sem = model.semantics
-    if isinstance(sem, LinearRecurrence) and _padded(sem.hidden_size(model)):
-        return _linear(model, arr, outputs, start, chunk)
+    if isinstance(sem, LinearRecurrence) and padded(sem.hidden_size(model)):
+        return run_linear(model, arr, outputs, start, chunk)
     if isinstance(sem, MinMaxCascade):
         from fsmnet.gpu.numba_minmax import pack_cascade
 
         pack = pack_cascade(model)
         if pack.all_scalar and int(pack.sizes.max()) <= 255:
-            return _cascade(model, arr, outputs, start, chunk)
-    host = arr.get() if _is_cupy(arr) else arr  # type: ignore[union-attr]
+            return run_cascade(model, arr, outputs, start, chunk)
+    host = arr.get() if is_cupy(arr) else arr  # type: ignore[union-attr]
     out, state, _ = _evaluate_numba(model, host, outputs=outputs, start=start, chunk=chunk,
                                     path="auto")
     return out, state, "host-sequential"
@@ -355,6 +143,7 @@ def _tabulated(net: Any, arr: Any, outputs: str, start: Any, chunk: int | None,
     """Run a network with finitely many reachable states as that automaton (one table
     lookup a symbol instead of a mat-vec or min/max), as the Numba backend does; None
     when it has too many states or ``start`` is not one of them."""
+    from fsmnet.gpu.cupy_automaton import run_automaton
     from fsmnet.gpu.tabulate import freeze, tabulate
 
     table = tabulate(net)
@@ -365,11 +154,11 @@ def _tabulated(net: Any, arr: Any, outputs: str, start: Any, chunk: int | None,
                             "start state is not reachable", source="<evaluate>", field="path",
                             value="tabulated")
         return None
-    out, q, inner = _automaton(table.automaton, arr, outputs, q0, chunk, "auto")
+    out, q, inner = run_automaton(table.automaton, arr, outputs, q0, chunk, "auto")
     return (None if out is None else table.labels[out]), table.states[q], f"tabulated-{inner}"
 
 
-def _is_cupy(x: Any) -> bool:
+def is_cupy(x: Any) -> bool:
     return type(x).__module__.startswith("cupy")
 
 

@@ -16,6 +16,10 @@ phases.  Others without a block summary here are *chased*:
 each block's task starts from the previous block's final state.  That is
 sequential, but the data never leaves the workers.
 
+A dask array of CuPy chunks (``da.from_array(cupy_array)``, or
+``x.map_blocks(cupy.asarray)``) runs each block's summary and replay with the
+CuPy backend on the worker's GPU, and the path says ``+cupy``.
+
 The tasks run on whatever scheduler is active: a ``dask.distributed.Client``
 if one was created (``Client(LocalCluster())`` or ``Client("tcp://host:8786")``
 for a real cluster), else Dask's threaded scheduler.  A NumPy input is cut
@@ -81,15 +85,35 @@ def block_product(mats, symbols):  # pragma: no cover - jitted
 
 
 # ---------------------------------------------------------- task functions
-def _summary_automaton(block: np.ndarray, table: Any, delta: np.ndarray) -> np.ndarray:
+# A block that is a CuPy array (a dask array of CuPy chunks, on GPU workers) is
+# summarized and replayed by the CuPy backend on its device; labels come back
+# as NumPy, like the other blocks'.
+def _on_device(block: Any, n_symbols: int) -> bool:
+    from fsmnet.gpu.cupy_backend import check_device_symbols, is_cupy
+
+    if not is_cupy(block):
+        return False
+    check_device_symbols(block, n_symbols)
+    return True
+
+
+def _summary_automaton(block: Any, table: Any, delta: np.ndarray, a: Automaton) -> np.ndarray:
+    if _on_device(block, a.n_symbols):
+        from fsmnet.gpu.cupy_automaton import transformation
+
+        return transformation(a, block)
     if table is not None:
         cayley, elements, identity = table
         return block_cayley(cayley, identity, elements, block)
     return block_all_states(delta, block)
 
 
-def _replay_automaton(block: np.ndarray, delta: np.ndarray, out_ids: np.ndarray,
-                      q: int) -> np.ndarray:
+def _replay_automaton(block: Any, delta: np.ndarray, out_ids: np.ndarray, q: int,
+                      a: Automaton) -> np.ndarray:
+    if _on_device(block, a.n_symbols):
+        from fsmnet.gpu.cupy_automaton import run_automaton
+
+        return run_automaton(a, block, "all", q, None, "auto")[0]  # type: ignore[no-any-return]
     from fsmnet.gpu.numba_automaton import run_sequential
 
     res = np.empty(len(block), dtype=np.int64)
@@ -97,16 +121,46 @@ def _replay_automaton(block: np.ndarray, delta: np.ndarray, out_ids: np.ndarray,
     return res
 
 
-def _replay_linear(block: np.ndarray, mats: np.ndarray, readout: np.ndarray,
-                   h: np.ndarray) -> np.ndarray:
-    from fsmnet.gpu.numba_linear import run_linear
+def _linear_on_device(block: Any, net: Any) -> bool:
+    from fsmnet.gpu.cupy_networks import padded
+
+    return _on_device(block, len(net.symbols)) and bool(padded(net.semantics.hidden_size(net)))
+
+
+def _host(block: Any) -> np.ndarray:
+    from fsmnet.gpu.cupy_backend import is_cupy
+
+    return block.get() if is_cupy(block) else block  # type: ignore[no-any-return]
+
+
+def _summary_linear(block: Any, mats: np.ndarray, net: Any) -> np.ndarray:
+    if _linear_on_device(block, net):
+        from fsmnet.gpu.cupy_networks import linear_product
+
+        return linear_product(net, block)
+    return block_product(mats, _host(block))  # type: ignore[no-any-return]
+
+
+def _replay_linear(block: Any, mats: np.ndarray, readout: np.ndarray, h: np.ndarray,
+                   net: Any) -> np.ndarray:
+    if _linear_on_device(block, net):
+        from fsmnet.gpu.cupy_networks import run_linear
+
+        return run_linear(net, block, "all", h, None)[0]  # type: ignore[no-any-return]
+    from fsmnet.gpu.numba_linear import run_linear as run_host
 
     res = np.empty(len(block), dtype=np.int64)
-    run_linear(mats, readout, block, np.array(h, dtype=np.float64), res)
+    run_host(mats, readout, _host(block), np.array(h, dtype=np.float64), res)
     return res
 
 
-def _chase_block(block: np.ndarray, net: Any, state: Any, want: str) -> tuple[Any, Any]:
+def _chase_block(block: Any, net: Any, state: Any, want: str) -> tuple[Any, Any]:
+    if _on_device(block, len(net.symbols)):
+        from fsmnet.gpu.cupy_backend import evaluate_cupy
+
+        out, new, _ = evaluate_cupy(net, block, outputs=want, start=state, chunk=None,
+                                    path="direct")
+        return out, new
     from fsmnet.gpu.engine import _evaluate_numba
 
     out, new, _ = _evaluate_numba(net, block, outputs=want, start=state, chunk=None,
@@ -117,7 +171,19 @@ def _chase_block(block: np.ndarray, net: Any, state: Any, want: str) -> tuple[An
 # ------------------------------------------------------------------ driver
 def evaluate_dask(model: Any, symbols: Any, *, outputs: str, start: Any, chunk: int | None,
                   path: str) -> tuple[Any, Any, str]:
-    """The Dask backend behind :func:`fsmnet.gpu.evaluate` (same contract as the others)."""
+    """The Dask backend behind :func:`fsmnet.gpu.evaluate` (same contract as the others).
+
+    The path says ``+cupy`` when the blocks are CuPy arrays (run on their GPU)."""
+    from fsmnet.gpu.cupy_backend import is_cupy
+
+    out, state, used = _evaluate(model, symbols, outputs=outputs, start=start, chunk=chunk,
+                                 path=path)
+    on_gpu = is_cupy(getattr(symbols, "_meta", None))
+    return out, state, used + ("+cupy" if on_gpu else "")
+
+
+def _evaluate(model: Any, symbols: Any, *, outputs: str, start: Any, chunk: int | None,
+              path: str) -> tuple[Any, Any, str]:
     import dask
     import dask.array as da
 
@@ -191,7 +257,7 @@ def _automaton(a: Automaton, arr: Any, blocks: list[Any], lengths: list[int], ou
     delta = np.ascontiguousarray(a.delta)
     table = _cayley(a) if a.n_states > 1 else None
     summary = dask.delayed(_summary_automaton, pure=True)
-    maps = dask.compute(*[summary(b, table, delta) for b in blocks])
+    maps = dask.compute(*[summary(b, table, delta, a) for b in blocks])
     starts = []
     q = int(a._start(start))
     for m in maps:  # phase 2 on the client: one gather per block
@@ -203,7 +269,7 @@ def _automaton(a: Automaton, arr: Any, blocks: list[Any], lengths: list[int], ou
     out_ids = np.ascontiguousarray(a.output_ids if a.outputs is not None
                                    else np.zeros(a.n_states, dtype=np.int64))
     replay = dask.delayed(_replay_automaton, pure=True)
-    parts = [replay(b, delta, out_ids, s) for b, s in zip(blocks, starts)]
+    parts = [replay(b, delta, out_ids, s, a) for b, s in zip(blocks, starts)]
     return _finish(parts, lengths, lazy), q, path
 
 
@@ -217,8 +283,8 @@ def _linear(net: Any, blocks: list[Any], lengths: list[int], outputs: str, start
     mats = np.ascontiguousarray(sem.matrices(net, False), dtype=np.float64)
     readout = np.ascontiguousarray(net.params["readout"], dtype=np.float64)
     h = np.array(sem.initial_state(net, False) if start is None else start, dtype=np.float64)
-    product = dask.delayed(block_product, pure=True)
-    prods = dask.compute(*[product(mats, b) for b in blocks])
+    product = dask.delayed(_summary_linear, pure=True)
+    prods = dask.compute(*[product(b, mats, net) for b in blocks])
     starts = []
     for p in prods:  # phase 2: chase the start vector through the block products
         starts.append(h.copy())
@@ -226,7 +292,7 @@ def _linear(net: Any, blocks: list[Any], lengths: list[int], outputs: str, start
     if outputs == "last":
         return None, h, "block-products"
     replay = dask.delayed(_replay_linear, pure=True)
-    parts = [replay(b, mats, readout, s) for b, s in zip(blocks, starts)]
+    parts = [replay(b, mats, readout, s, net) for b, s in zip(blocks, starts)]
     return _finish(parts, lengths, lazy), h, "block-products"
 
 

@@ -24,6 +24,7 @@ found), and emulates 1-D grids only.  Use: put ``tests/cudaemu`` first on
 from __future__ import annotations
 
 import ctypes
+import threading
 import types
 from typing import Any
 
@@ -38,6 +39,9 @@ EMULATED = True
 DEFAULT_SHARED = 48 * 1024
 MAX_SHARED = 232448  # H100/H200: 227 KiB of dynamic shared memory a block, opted in
 MAX_THREADS = 1024
+# The host runtime keeps one grid's state in globals, and a build writes files named
+# by process: launches and builds from several threads (Dask's) take turns.
+_LOCK = threading.RLock()
 
 uint8, int8, int32, uint32, int64, float32, float64, bool_ = (
     np.uint8, np.int8, np.int32, np.uint32, np.int64, np.float32, np.float64, np.bool_)
@@ -140,8 +144,9 @@ class RawModule:
             if not opt.startswith(("-std=", "-D", "--use_fast_math", "-I")):
                 raise ValueError(f"the emulator does not know NVRTC option {opt!r}")
         defines = tuple(opt for opt in options if opt.startswith("-D"))
-        self._lib, self._kernels = _compiler.build(code, kwargs.get("name", "<RawModule>"),
-                                                   defines)
+        with _LOCK:
+            self._lib, self._kernels = _compiler.build(code, kwargs.get("name", "<RawModule>"),
+                                                       defines)
         self._max_shared: dict[str, int] = {}
 
     def get_function(self, name: str) -> RawKernel:
@@ -188,14 +193,16 @@ class RawKernel:
             raise TypeError(f"{self.name} takes {len(self._params)} arguments, "
                             f"{len(args)} given")
         argv = (ctypes.c_void_p * len(keep))(*[ctypes.addressof(k) for k in keep])
-        errors = self._launch(argv, gx, bx, shared_mem)
+        with _LOCK:
+            errors = self._launch(argv, gx, bx, shared_mem)
+            intact = all(a.intact() for a in list(LIVE))
         problems = [text for bit, text in ((1, "misaligned address (a vector load)"),
                                            (2, "threads returned while others waited at "
                                                "__syncthreads"),
                                            (4, "a write past the dynamic shared memory"),
                                            (8, "a thread overflowed its stack"))
                     if errors & bit]
-        if not all(a.intact() for a in list(LIVE)):
+        if not intact:
             problems.append("a write past the end (or before the start) of a device array")
         if problems:
             raise CUDADriverError(f"{self.name}: " + "; ".join(problems))

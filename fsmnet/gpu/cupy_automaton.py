@@ -1,0 +1,154 @@
+"""Automata on the CuPy backend: the three phases of ``kernels/automaton.cu`` (DESIGN.md §6).
+
+Phase 1 gives every chunk its transformation (one Cayley-table lookup a
+symbol, or every start state's image when the monoid is too large for a
+table), phase 2 composes them in groups on the device and scans the few group
+transformations on the host, phase 3 replays each chunk from its start state.
+:func:`transformation` stops after phase 2 and returns the whole input's
+transformation: the block summary of the Dask backend when blocks are CuPy
+arrays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from fsmnet.automata import Automaton
+from fsmnet.errors import SpecError
+from fsmnet.gpu.cupy_backend import (
+    GROUP,
+    THREADS,
+    chunk_length,
+    compiled_module,
+    device_symbols,
+    grid_for,
+    host_labels,
+    kernel_for,
+    pieces,
+)
+
+
+@dataclass
+class _Tables:
+    """The automaton's tables on the device (built once a call)."""
+
+    delta: Any
+    out_ids: Any
+    cayley: Any  # None on the live path
+    elements: Any
+    identity: int
+    path: str
+
+
+def _tables(a: Automaton, path: str) -> _Tables:
+    import cupy
+
+    from fsmnet.gpu.engine import _cayley
+
+    if path not in ("auto", "cayley", "live"):
+        raise SpecError("cupy automaton paths are auto, cayley and live", source="<evaluate>",
+                        field="path", value=path)
+    table = None if path == "live" else _cayley(a)
+    if path == "cayley" and table is None:
+        raise SpecError("the transition monoid is too large for a Cayley table",
+                        source="<evaluate>", field="path", value=path)
+    delta = cupy.asarray(np.ascontiguousarray(a.delta, dtype=np.int32))
+    out_ids = cupy.asarray(np.ascontiguousarray(
+        a.output_ids if a.outputs is not None else np.zeros(a.n_states), dtype=np.int32))
+    if table is None:
+        return _Tables(delta, out_ids, None, None, 0, "live")
+    return _Tables(delta, out_ids, cupy.asarray(table[0].astype(np.int32)),
+                   cupy.asarray(table[1].astype(np.int32)), int(table[2]), "cayley")
+
+
+def _chunk_maps(a: Automaton, t: _Tables, sym: Any, kind: str, size: int) -> Any:
+    """Phase 1: the (n_chunks, Q) transformations of the chunks of one piece."""
+    import cupy
+
+    n = len(sym)
+    n_chunks = -(-n // size)
+    if t.cayley is not None:
+        kern, smem, flag = kernel_for("automaton", f"cayley_summary_{kind}", t.cayley.nbytes)
+        summ = cupy.empty(n_chunks, dtype=np.int32)
+        kern(grid_for(n_chunks), (THREADS,), (t.cayley, np.int32(len(t.elements)),
+             np.int32(a.n_symbols), np.int32(t.identity), sym, np.int64(n), np.int64(size),
+             np.int64(n_chunks), np.int32(flag), summ), shared_mem=smem)
+        return t.elements[summ]
+    kern, smem, flag = kernel_for("automaton", f"all_states_summary_{kind}", t.delta.nbytes)
+    maps = cupy.empty((n_chunks, a.n_states), dtype=np.int32)
+    kern(grid_for(n_chunks), (THREADS,), (t.delta, np.int32(a.n_states), np.int32(a.n_symbols),
+         sym, np.int64(n), np.int64(size), np.int64(n_chunks), np.int32(flag), maps),
+         shared_mem=smem)
+    return maps
+
+
+def _group_maps(maps: Any) -> np.ndarray:
+    """Phase 2a: the transformations of groups of GROUP chunks, back on the host."""
+    import cupy
+
+    n_chunks, q_count = maps.shape
+    n_groups = -(-n_chunks // GROUP)
+    groups = cupy.empty((n_groups, q_count), dtype=np.int32)
+    compiled_module("automaton").get_function("compose_groups")(
+        grid_for(n_groups * q_count), (THREADS,), (maps, np.int64(n_chunks), np.int32(q_count),
+                                                np.int64(GROUP), np.int64(n_groups), groups))
+    return cupy.asnumpy(groups)
+
+
+def _chunk_starts(maps: Any, groups: np.ndarray, q: int) -> tuple[Any, int]:
+    """Phase 2b-c: every chunk's start state, and the state after the piece."""
+    import cupy
+
+    n_chunks, q_count = maps.shape
+    n_groups = len(groups)
+    group_start = np.empty(n_groups, dtype=np.int32)
+    for g in range(n_groups):  # a few hundred gathers on the host
+        group_start[g] = q
+        q = int(groups[g, q])
+    starts = cupy.empty(n_chunks, dtype=np.int32)
+    compiled_module("automaton").get_function("expand_groups")(
+        grid_for(n_groups), (THREADS,), (maps, np.int64(n_chunks), np.int32(q_count),
+                                      np.int64(GROUP), np.int64(n_groups),
+                                      cupy.asarray(group_start), starts))
+    return starts, q
+
+
+def run_automaton(a: Automaton, arr: Any, outputs: str, start: Any, chunk: int | None,
+                  path: str) -> tuple[Any, Any, str]:
+    """Run ``a`` on ``arr`` (NumPy, streamed in pieces, or CuPy); ``(labels, state, path)``."""
+    import cupy
+
+    t = _tables(a, path)
+    q = int(a._start(start))
+    result = host_labels(len(arr), outputs)
+    out_kind = "u8" if len(a.labels) <= 256 else "i32"
+    for begin, piece in pieces(arr):
+        sym, kind = device_symbols(piece, a.n_symbols)
+        n = len(sym)
+        size = chunk_length(n, chunk)
+        maps = _chunk_maps(a, t, sym, kind, size)
+        starts, q = _chunk_starts(maps, _group_maps(maps), q)
+        if outputs == "all":
+            out = cupy.empty(n, dtype=np.uint8 if out_kind == "u8" else np.int32)
+            kern, smem, flag = kernel_for("automaton", f"replay_{kind}_{out_kind}",
+                                       t.delta.nbytes + t.out_ids.nbytes)
+            kern(grid_for(len(maps)), (THREADS,), (t.delta, t.out_ids, np.int32(a.n_states),
+                 np.int32(a.n_symbols), sym, np.int64(n), np.int64(size),
+                 np.int64(len(maps)), starts, np.int32(flag), out), shared_mem=smem)
+            result[begin:begin + n] = cupy.asnumpy(out)  # type: ignore[index]
+    return result, q, t.path
+
+
+def transformation(a: Automaton, arr: Any, chunk: int | None = None,
+                   path: str = "auto") -> np.ndarray:
+    """The map state -> state after reading all of ``arr`` (int64, length Q), on the device."""
+    t = _tables(a, path)
+    images = np.arange(a.n_states, dtype=np.int64)
+    for _, piece in pieces(arr):
+        sym, kind = device_symbols(piece, a.n_symbols)
+        for group in _group_maps(_chunk_maps(a, t, sym, kind, chunk_length(len(sym), chunk))):
+            images = group[images].astype(np.int64)
+    return images

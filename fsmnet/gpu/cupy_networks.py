@@ -1,0 +1,215 @@
+"""Networks on the CuPy backend: linear recurrences and scalar MinMax cascades.
+
+Linear recurrences (bilinear networks, H <= 16, padded to 4, 8 or 16) run the
+chunk-product scan of ``kernels/linear.cu``; cascades of scalar MinMax units
+run level by level with ``kernels/minmax.cu``.  :func:`linear_product`
+returns the whole input's (rescaled) product, the block summary of the Dask
+backend when blocks are CuPy arrays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from fsmnet.gpu.cupy_backend import (
+    GROUP,
+    THREADS,
+    chunk_length,
+    compiled_module,
+    device_symbols,
+    grid_for,
+    host_labels,
+    kernel_for,
+    pieces,
+)
+
+
+# ------------------------------------------------------------------ linear
+def padded(h: int) -> int:
+    """The compiled width for hidden size h, or 0 when there is none (h > 16)."""
+    for size in (4, 8, 16):  # each size is a full unroll: 32 took 70 s to compile
+        if h <= size:
+            return size
+    return 0
+
+
+@dataclass
+class _LinearTables:
+    """Matrices and readout padded to a compiled width, on the device."""
+
+    mats: Any
+    readout: Any
+    n_classes: int
+    width: int
+    hidden: int
+
+
+def _linear_tables(net: Any) -> _LinearTables:
+    import cupy
+
+    mats = np.asarray(net.semantics.matrices(net, False), dtype=np.float64)
+    s_count, h_size, _ = mats.shape
+    width = padded(h_size)
+    pad = np.zeros((s_count, width, width))
+    pad[:, :h_size, :h_size] = mats
+    readout = np.asarray(net.params["readout"], dtype=np.float64)
+    rpad = np.zeros((readout.shape[0], width))
+    rpad[:, :h_size] = readout
+    return _LinearTables(cupy.asarray(pad), cupy.asarray(rpad), readout.shape[0], width, h_size)
+
+
+def _chunk_products(t: _LinearTables, sym: Any, kind: str, size: int) -> tuple[Any, np.ndarray]:
+    """Phases 1 and 2a: every chunk's product (device) and every group's (host)."""
+    import cupy
+
+    n, w = len(sym), t.width
+    n_chunks = -(-n // size)
+    mod = compiled_module("linear")
+    prod = cupy.empty((n_chunks, w, w))
+    exps = cupy.empty((n_chunks, w), dtype=np.int32)
+    kern, smem, flag = kernel_for("linear", f"chunk_products_{w}_{kind}", t.mats.nbytes)
+    kern(grid_for(n_chunks * w), (THREADS,), (t.mats, np.int32(len(t.mats)), sym, np.int64(n),
+         np.int64(size), np.int64(n_chunks), np.int32(flag), prod, exps), shared_mem=smem)
+    mod.get_function(f"normalize_products_{w}")(
+        grid_for(n_chunks), (THREADS,), (prod, exps, np.int64(n_chunks)))
+    n_groups = -(-n_chunks // GROUP)
+    gprod = cupy.empty((n_groups, w, w))
+    gexps = cupy.empty((n_groups, w), dtype=np.int32)
+    mod.get_function(f"group_products_{w}")(
+        grid_for(n_groups * w), (THREADS,), (prod, np.int64(n_chunks), np.int64(GROUP),
+                                          np.int64(n_groups), gprod, gexps))
+    mod.get_function(f"normalize_products_{w}")(
+        grid_for(n_groups), (THREADS,), (gprod, gexps, np.int64(n_groups)))
+    return prod, cupy.asnumpy(gprod)
+
+
+def run_linear(net: Any, arr: Any, outputs: str, start: Any,
+               chunk: int | None) -> tuple[Any, Any, str]:
+    """A linear recurrence h_t = A[x_t] h_{t-1}: ``(argmax labels, h, path)``."""
+    import cupy
+
+    from fsmnet.nets.linear import normalize
+
+    t = _linear_tables(net)
+    w = t.width
+    h = np.zeros(w)
+    h[:t.hidden] = net.semantics.initial_state(net, False) if start is None else start
+    result = host_labels(len(arr), outputs)
+    out_kind = "u8" if t.n_classes <= 256 else "i32"
+    for begin, piece in pieces(arr):
+        sym, kind = device_symbols(piece, len(t.mats))
+        n = len(sym)
+        size = chunk_length(n, chunk)
+        prod, groups = _chunk_products(t, sym, kind, size)
+        n_chunks, n_groups = len(prod), len(groups)
+        group_start = np.empty((n_groups, w))
+        for g in range(n_groups):  # chase h through the few group products
+            group_start[g] = h
+            h = normalize(groups[g].dot(h))
+        if outputs == "all":
+            cstart = cupy.empty((n_chunks, w))
+            compiled_module("linear").get_function(f"expand_groups_{w}")(
+                grid_for(n_groups), (THREADS,), (prod, np.int64(n_chunks), np.int64(GROUP),
+                                              np.int64(n_groups), cupy.asarray(group_start),
+                                              cstart))
+            out = cupy.empty(n, dtype=np.uint8 if out_kind == "u8" else np.int32)
+            kern, smem, flag = kernel_for("linear", f"replay_{w}_{kind}_{out_kind}",
+                                       t.mats.nbytes + t.readout.nbytes)
+            kern(grid_for(n_chunks), (THREADS,), (t.mats, t.readout, np.int32(len(t.mats)),
+                 np.int32(t.n_classes), sym, np.int64(n), np.int64(size), np.int64(n_chunks),
+                 cstart, np.int32(flag), out), shared_mem=smem)
+            result[begin:begin + n] = cupy.asnumpy(out)  # type: ignore[index]
+    return result, normalize(h[:t.hidden]), "chunk-products"
+
+
+def linear_product(net: Any, arr: Any, chunk: int | None = None) -> np.ndarray:
+    """A[x_n] ... A[x_1] for the whole input, rescaled to largest magnitude 1 (H x H)."""
+    t = _linear_tables(net)
+    total = np.eye(t.width)
+    for _, piece in pieces(arr):
+        sym, kind = device_symbols(piece, len(t.mats))
+        for group in _chunk_products(t, sym, kind, chunk_length(len(sym), chunk))[1]:
+            total = group.dot(total)
+            top = np.abs(total).max()
+            if top > 0:
+                total = total / 2.0 ** np.floor(np.log2(top))  # a power of two: exact
+    return total[:t.hidden, :t.hidden]
+
+
+# ------------------------------------------------------------------ minmax
+def run_cascade(net: Any, arr: Any, outputs: str, start: Any,
+                chunk: int | None) -> tuple[Any, Any, str]:
+    """A cascade of scalar MinMax units, level by level (``kernels/minmax.cu``)."""
+    import cupy
+
+    from fsmnet.gpu.numba_minmax import _coords, flat_state, pack_cascade, unflat_state
+
+    pack = pack_cascade(net)
+    sem = net.semantics
+    state = flat_state(pack, sem.initial_state(net, False) if start is None else start)
+    n_units = len(pack.kinds)
+    s_count = len(net.symbols)
+    tables = []
+    for u in range(n_units):
+        cells = s_count * int(pack.dom[u])
+        lo = int(pack.off_rs[u])
+        tables.append(cupy.asarray(np.concatenate([pack.rtab[lo:lo + cells],
+                                                   pack.stab[lo:lo + cells]])))
+    pstr = [cupy.asarray(np.ascontiguousarray(pack.pstr[u])) for u in range(n_units)]
+    needed = [outputs == "all" or bool(np.any(pack.above > u)) for u in range(n_units)]
+    readout = cupy.asarray(pack.readout.astype(np.int32))
+    stride_all = cupy.asarray(pack.stride_all)
+    mod = compiled_module("minmax")
+    result = host_labels(len(arr), outputs)
+    c0 = np.empty(n_units, dtype=np.int64)
+    for begin, piece in pieces(arr):
+        sym, kind = device_symbols(piece, s_count)
+        n = len(sym)
+        size = chunk_length(n, chunk)
+        n_chunks = -(-n // size)
+        n_groups = -(-n_chunks // GROUP)
+        pitch = n + 1
+        coords = cupy.zeros((n_units, pitch), dtype=np.uint8)
+        _coords(pack.kinds, pack.sizes, pack.soff, state, c0)
+        coords[:, 0] = cupy.asarray(c0.astype(np.uint8))
+        rr, ss = cupy.empty(n_chunks), cupy.empty(n_chunks)
+        gr, gs = cupy.empty(n_groups), cupy.empty(n_groups)
+        for u in range(n_units):
+            common = (np.int32(s_count), np.int32(pack.dom[u]))
+            kern, smem, flag = kernel_for("minmax", f"scalar_summary_{kind}", tables[u].nbytes)
+            kern(grid_for(n_chunks), (THREADS,), (tables[u], *common, sym, np.int64(n), coords,
+                 np.int64(pitch), np.int32(pack.above[u]), pstr[u], np.int64(size),
+                 np.int64(n_chunks), np.int32(flag), rr, ss), shared_mem=smem)
+            mod.get_function("compose_pair_groups")(
+                grid_for(n_groups), (THREADS,), (rr, ss, np.int64(n_chunks), np.int64(GROUP),
+                                              np.int64(n_groups), gr, gs))
+            hr, hs = cupy.asnumpy(gr), cupy.asnumpy(gs)
+            x = float(state[pack.soff[u]])
+            gstart = np.empty(n_groups)
+            for g in range(n_groups):
+                gstart[g] = x
+                x = max(min(hr[g], x), hs[g])
+            state[pack.soff[u]] = x
+            if needed[u]:
+                cstart = cupy.empty(n_chunks)
+                mod.get_function("expand_pair_groups")(
+                    grid_for(n_groups), (THREADS,), (rr, ss, np.int64(n_chunks), np.int64(GROUP),
+                                                  np.int64(n_groups), cupy.asarray(gstart),
+                                                  cstart))
+                kern, smem, flag = kernel_for("minmax", f"scalar_replay_{kind}", tables[u].nbytes)
+                kern(grid_for(n_chunks), (THREADS,), (tables[u], *common, np.int32(pack.sizes[u]),
+                     sym, np.int64(n), coords, np.int64(pitch), np.int32(u),
+                     np.int32(pack.above[u]), pstr[u], np.int64(size), np.int64(n_chunks),
+                     cstart, np.int32(flag)), shared_mem=smem)
+        if outputs == "all":
+            out = cupy.empty(n, dtype=np.int32)
+            mod.get_function("cascade_labels_i32")(
+                grid_for(n), (THREADS,), (coords, np.int64(pitch), np.int32(n_units), stride_all,
+                                       readout, np.int64(n), out))
+            result[begin:begin + n] = cupy.asnumpy(out)  # type: ignore[index]
+    return result, unflat_state(pack, state), "levelwise"
+
+
