@@ -179,3 +179,37 @@ def test_empty_input(device):
     a = fsmnet.load("modadd:5")
     res = evaluate(a, np.zeros(0, dtype=np.uint8), backend="cupy")
     assert res.state == a.initial and len(res.outputs) == 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(a=automata(max_states=16, max_symbols=5, semiautomaton=True), data=st.data())
+def test_word_tables_equal_running_the_word(a, data):
+    """The live_words kernels' tables, against running each word with Automaton.trace
+    (a plain loop); padded states are fixed points."""
+    from fsmnet.gpu.cupy_automaton import word_length, word_table
+
+    width = 8 if a.n_states <= 8 else 16
+    m = data.draw(st.sampled_from([1, 2, 4, 8]))
+    if a.n_symbols ** m > 4096:
+        m = word_length(a.n_symbols, width)
+    table = word_table(a.delta, width, m)
+    assert table.shape == (a.n_symbols ** m, width) and table.dtype == np.uint8
+    w = data.draw(st.integers(0, a.n_symbols ** m - 1))
+    word = [(w // a.n_symbols ** i) % a.n_symbols for i in range(m)]  # first symbol lowest
+    for q in range(a.n_states):
+        assert table[w, q] == a.trace(word, start=q)[-1]
+    assert list(table[w, a.n_states:]) == list(range(a.n_states, width))
+
+
+def test_live_words_kernel_is_used_for_small_automata(device):
+    """Random 16-state automata have monoids too large for a Cayley table: the live path
+    runs the word-table kernel (8 symbols a lookup for two letters)."""
+    from fsmnet.gpu.cupy_automaton import word_length
+
+    a = fsmnet.load("random:n=16,k=2,seed=3")
+    assert word_length(a.n_symbols, 16) == 8
+    word = np.random.default_rng(9).integers(0, 2, 40_003).astype(np.uint8)
+    for chunk in (None, 48, 37):  # 37: no vector loads, single-symbol steps only
+        res = evaluate(a, word, backend="cupy", path="live", chunk=chunk)
+        assert res.state == a.run(word)
+        assert np.array_equal(res.outputs, a.output_ids[a.trace(word)[1:]])

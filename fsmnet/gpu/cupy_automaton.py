@@ -30,6 +30,8 @@ from fsmnet.gpu.cupy_backend import (
     pieces,
 )
 
+WORD_TABLE_BYTES = 64 * 1024  # shared memory for the word table of the live_words kernels
+
 
 @dataclass
 class _Tables:
@@ -41,6 +43,33 @@ class _Tables:
     elements: Any
     identity: int
     path: str
+    words: Any = None  # live path, Q <= 16: (k^m, width) uint8 images of words of m symbols
+    delta1: Any = None  # (k, width) uint8: the same for single symbols
+    width: int = 0
+    m: int = 0
+
+
+def word_length(n_symbols: int, width: int) -> int:
+    """Symbols a lookup for the live_words kernels: the largest m in 8, 4, 2, 1 whose
+    table of every word of m symbols (k^m x width bytes) fits WORD_TABLE_BYTES."""
+    for m in (8, 4, 2):
+        if n_symbols ** m * width <= WORD_TABLE_BYTES:
+            return m
+    return 1
+
+
+def word_table(delta: np.ndarray, width: int, m: int) -> np.ndarray:
+    """``table[w, q]`` = the state q reaches after the word w of m symbols, where
+    w = sum of s_i k^i (the first symbol least significant); states are padded
+    to ``width`` with fixed points."""
+    k, q_count = delta.shape
+    one = np.tile(np.arange(width, dtype=np.uint8), (k, 1))
+    one[:, :q_count] = delta
+    table, length = one, 1
+    while length < m:  # words of 2L symbols: the first L (low digits), then the next L
+        table = table[:, table].reshape(-1, width)  # [hi, lo, q] = table[hi, table[lo, q]]
+        length *= 2
+    return table
 
 
 def _tables(a: Automaton, path: str) -> _Tables:
@@ -59,7 +88,13 @@ def _tables(a: Automaton, path: str) -> _Tables:
     out_ids = cupy.asarray(np.ascontiguousarray(
         a.output_ids if a.outputs is not None else np.zeros(a.n_states), dtype=np.int32))
     if table is None:
-        return _Tables(delta, out_ids, None, None, 0, "live")
+        t = _Tables(delta, out_ids, None, None, 0, "live")
+        if a.n_states <= 16 and a.n_symbols <= 256:
+            t.width = 8 if a.n_states <= 8 else 16
+            t.m = word_length(a.n_symbols, t.width)
+            t.words = cupy.asarray(word_table(a.delta, t.width, t.m))
+            t.delta1 = cupy.asarray(word_table(a.delta, t.width, 1))
+        return t
     return _Tables(delta, out_ids, cupy.asarray(table[0].astype(np.int32)),
                    cupy.asarray(table[1].astype(np.int32)), int(table[2]), "cayley")
 
@@ -77,6 +112,14 @@ def _chunk_maps(a: Automaton, t: _Tables, sym: Any, kind: str, size: int) -> Any
              np.int32(a.n_symbols), np.int32(t.identity), sym, np.int64(n), np.int64(size),
              np.int64(n_chunks), np.int32(flag), summ), shared_mem=smem)
         return t.elements[summ]
+    if t.words is not None and kind == "u8":
+        kern, smem, flag = kernel_for("automaton", f"live_words_q{t.width}_m{t.m}",
+                                      t.words.nbytes + t.delta1.nbytes)
+        maps = cupy.empty((n_chunks, a.n_states), dtype=np.int32)
+        kern(grid_for(n_chunks), (THREADS,), (t.words, t.delta1, np.int32(a.n_states),
+             np.int32(a.n_symbols), sym, np.int64(n), np.int64(size), np.int64(n_chunks),
+             np.int32(flag), maps), shared_mem=smem)
+        return maps
     kern, smem, flag = kernel_for("automaton", f"all_states_summary_{kind}", t.delta.nbytes)
     maps = cupy.empty((n_chunks, a.n_states), dtype=np.int32)
     kern(grid_for(n_chunks), (THREADS,), (t.delta, np.int32(a.n_states), np.int32(a.n_symbols),

@@ -169,6 +169,7 @@ def expected_kernels() -> dict[str, set[str]]:
                                                          for k in kinds}
     automaton |= {f"replay_{k}_{o}" for k in kinds for o in outs}
     automaton |= {"compose_groups", "expand_groups"}
+    automaton |= {f"live_words_q{w}_m{m}" for w in (8, 16) for m in (1, 2, 4, 8)}
     linear: set[str] = set()
     for h in (4, 8, 16):
         linear |= {f"chunk_products_{h}_{k}" for k in kinds}

@@ -103,7 +103,73 @@ __device__ void replay(const i32* __restrict__ delta_g, const i32* __restrict__ 
     }
 }
 
+// Live states of a small automaton (Q <= QMAX <= 16, uint8 symbols), M symbols a lookup.
+// words[w * QMAX + q] is the image of q after the word w of M symbols (w = sum of
+// s_i k^i, first symbol least significant); delta1 the same for single symbols,
+// for the tail.  Padded states q >= Q map to themselves.  The QMAX images live in
+// registers (every loop over q is unrolled), so a symbol costs QMAX/M table loads
+// instead of the generic kernel's QMAX loads and stores to local memory.
+template <int QMAX, int M>
+__device__ void live_words(const u8* __restrict__ words_g, const u8* __restrict__ delta1_g,
+                           i32 n_states, i32 n_sym, const u8* __restrict__ symbols, i64 n,
+                           i64 chunk, i64 n_chunks, int use_shared, i32* __restrict__ out) {
+    extern __shared__ u8 smem_u8[];
+    i64 n_words = 1;
+    for (int i = 0; i < M; ++i) n_words *= n_sym;
+    const u8* words = stage_table(words_g, n_words * QMAX, use_shared, smem_u8);
+    const u8* delta1 = stage_table(delta1_g, (i64)n_sym * QMAX, use_shared,
+                                   smem_u8 + n_words * QMAX);
+    i64 c = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= n_chunks) return;
+    i64 t = c * chunk;
+    i64 end = t + chunk < n ? t + chunk : n;
+    u8 img[QMAX];
+#pragma unroll
+    for (int q = 0; q < QMAX; ++q) img[q] = (u8)q;
+    if ((chunk & 15) == 0) {
+        const uint4* p = reinterpret_cast<const uint4*>(symbols + t);
+        i64 full = (end - t) >> 4;
+        for (i64 b = 0; b < full; ++b) {
+            uint4 v = p[b];
+#pragma unroll
+            for (int j = 0; j < 16; j += M) {
+                int w = 0;
+#pragma unroll
+                for (int i = M - 1; i >= 0; --i) w = w * n_sym + byte_at(v, j + i);
+                const u8* row = words + w * QMAX;
+#pragma unroll
+                for (int q = 0; q < QMAX; ++q) img[q] = row[img[q]];
+            }
+        }
+        t += full << 4;
+    }
+    for (; t < end; ++t) {
+        const u8* row = delta1 + (int)symbols[t] * QMAX;
+#pragma unroll
+        for (int q = 0; q < QMAX; ++q) img[q] = row[img[q]];
+    }
+#pragma unroll
+    for (int q = 0; q < QMAX; ++q)
+        if (q < n_states) out[c * n_states + q] = img[q];
+}
+
 extern "C" {
+
+#define LIVE_WORDS(QMAX, M)                                                                 \
+    __global__ void live_words_q##QMAX##_m##M(const u8* words, const u8* delta1, i32 n_states, \
+                                              i32 n_sym, const u8* symbols, i64 n, i64 chunk,  \
+                                              i64 n_chunks, int use_shared, i32* out) {     \
+        live_words<QMAX, M>(words, delta1, n_states, n_sym, symbols, n, chunk, n_chunks,    \
+                            use_shared, out);                                               \
+    }
+LIVE_WORDS(8, 1)
+LIVE_WORDS(8, 2)
+LIVE_WORDS(8, 4)
+LIVE_WORDS(8, 8)
+LIVE_WORDS(16, 1)
+LIVE_WORDS(16, 2)
+LIVE_WORDS(16, 4)
+LIVE_WORDS(16, 8)
 
 // delta is stored symbol-major here: delta[a * Q + q] (the automaton's layout).
 __global__ void cayley_summary_u8(const i32* cayley, i32 n_elems, i32 n_sym, i32 identity,
