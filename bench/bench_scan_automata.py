@@ -16,6 +16,8 @@ from numba import njit
 
 import fsmnet
 from fsmnet.gpu import evaluate
+from fsmnet.gpu.engine import _cayley
+from fsmnet.gpu.words import word_length
 
 
 @njit(cache=True, nogil=True)
@@ -54,23 +56,29 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--length", type=int, default=30_000_000)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--specs", default="parity,modadd:5,symmetric:4")
+    parser.add_argument("--specs", default="parity;modadd:5;symmetric:4",
+                        help="automata separated by ';' (family arguments use commas)")
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     rows = []
-    for spec in args.specs.split(","):
+    for spec in args.specs.split(";"):
         a = fsmnet.load(spec)
         word = rng.integers(0, a.n_symbols, args.length).astype(np.uint8)
         delta = np.ascontiguousarray(a.delta)
         out = np.empty(len(word), dtype=np.int64)
         none = np.empty(0, dtype=np.int64)
         plain_loop(delta, a.output_ids, word[:10], a.initial, out[:10])  # compile
-        for path in ("auto", "cayley", "sequential"):
+        paths = ["auto", "words", "ilp", "cayley", "sequential"]
+        if word_length(a.n_symbols, a.n_states) == 1:
+            paths.remove("words")
+        if _cayley(a) is None:  # the monoid is too large for a table
+            paths = [p for p in paths if p not in ("ilp", "cayley")] + ["live"]
+        for path in paths:
             evaluate(a, word[:200_000], backend="numba", path=path)  # compile and warm caches
         base = {"last": best(args.repeat, plain_loop, delta, a.output_ids, word, a.initial, none),
                 "all": best(args.repeat, plain_loop, delta, a.output_ids, word, a.initial, out)}
         for outputs in ("last", "all"):
-            for path in ("auto", "cayley", "sequential"):
+            for path in paths:
                 sec = best(args.repeat, evaluate, a, word, backend="numba", path=path,
                            outputs=outputs)
                 used = evaluate(a, word[:200_000], backend="numba", path=path,

@@ -1,8 +1,8 @@
 """The scan engine on automata: every backend and path equals ``Automaton.trace``.
 
 ``Automaton.trace`` (a plain Python loop over delta) is the independent
-reference: the engine's Numba paths (sequential, Cayley-table chunked scan,
-live-state chunked scan) share no code with it.
+reference: the engine's Numba paths (sequential, word tables, Cayley-table
+chunked scan, live-state chunked scan) share no code with it.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from fsmnet.errors import BackendUnavailable, SpecError
 from fsmnet.gpu import cuda_available, evaluate
 from fsmnet.verify.strategies import automata
 
-PATHS = ("sequential", "ilp", "cayley", "live")
+PATHS = ("sequential", "words", "ilp", "cayley", "live")
 
 
 def expected(a, word, start=None):
@@ -105,3 +105,12 @@ def test_cupy_without_gpu_says_so():
     with pytest.raises(BackendUnavailable, match="CUDA"):
         evaluate(fsmnet.load("parity"), [0, 1], backend="cupy")
     assert evaluate(fsmnet.load("parity"), [1], backend="auto").backend == "numba"
+
+
+def test_word_tables_refuse_when_too_large():
+    a = fsmnet.load("random:n=300,k=200,seed=1")  # 200^2 x 300 entries: no m >= 2 fits
+    with pytest.raises(SpecError, match="word tables"):
+        evaluate(a, np.zeros(10, dtype=np.int64), backend="numba", path="words")
+    word = np.random.default_rng(2).integers(0, 200, 100_000)
+    assert evaluate(a, word, backend="numba").path != "words"
+    assert evaluate(a, word, backend="numba", outputs="last").state == a.run(word)

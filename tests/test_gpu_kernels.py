@@ -186,12 +186,13 @@ def test_empty_input(device):
 def test_word_tables_equal_running_the_word(a, data):
     """The live_words kernels' tables, against running each word with Automaton.trace
     (a plain loop); padded states are fixed points."""
-    from fsmnet.gpu.cupy_automaton import word_length, word_table
+    from fsmnet.gpu.cupy_automaton import word_table
+    from fsmnet.gpu.words import word_length
 
     width = 8 if a.n_states <= 8 else 16
     m = data.draw(st.sampled_from([1, 2, 4, 8]))
     if a.n_symbols ** m > 4096:
-        m = word_length(a.n_symbols, width)
+        m = word_length(a.n_symbols, width, limit=4096 * width)
     table = word_table(a.delta, width, m)
     assert table.shape == (a.n_symbols ** m, width) and table.dtype == np.uint8
     w = data.draw(st.integers(0, a.n_symbols ** m - 1))
@@ -204,10 +205,11 @@ def test_word_tables_equal_running_the_word(a, data):
 def test_live_words_kernel_is_used_for_small_automata(device):
     """Random 16-state automata have monoids too large for a Cayley table: the live path
     runs the word-table kernel (8 symbols a lookup for two letters)."""
-    from fsmnet.gpu.cupy_automaton import word_length
+    from fsmnet.gpu.cupy_automaton import WORD_TABLE_BYTES
+    from fsmnet.gpu.words import word_length
 
     a = fsmnet.load("random:n=16,k=2,seed=3")
-    assert word_length(a.n_symbols, 16) == 8
+    assert word_length(a.n_symbols, 16, limit=WORD_TABLE_BYTES) == 8
     word = np.random.default_rng(9).integers(0, 2, 40_003).astype(np.uint8)
     for chunk in (None, 48, 37):  # 37: no vector loads, single-symbol steps only
         res = evaluate(a, word, backend="cupy", path="live", chunk=chunk)

@@ -29,6 +29,7 @@ from fsmnet.gpu.cupy_backend import (
     kernel_for,
     pieces,
 )
+from fsmnet.gpu.words import word_images, word_length
 
 WORD_TABLE_BYTES = 64 * 1024  # shared memory for the word table of the live_words kernels
 
@@ -49,27 +50,13 @@ class _Tables:
     m: int = 0
 
 
-def word_length(n_symbols: int, width: int) -> int:
-    """Symbols a lookup for the live_words kernels: the largest m in 8, 4, 2, 1 whose
-    table of every word of m symbols (k^m x width bytes) fits WORD_TABLE_BYTES."""
-    for m in (8, 4, 2):
-        if n_symbols ** m * width <= WORD_TABLE_BYTES:
-            return m
-    return 1
-
-
 def word_table(delta: np.ndarray, width: int, m: int) -> np.ndarray:
-    """``table[w, q]`` = the state q reaches after the word w of m symbols, where
-    w = sum of s_i k^i (the first symbol least significant); states are padded
-    to ``width`` with fixed points."""
+    """``table[w, q]`` (uint8) = the state q reaches after the word w of m symbols
+    (fsmnet.gpu.words), with states padded to ``width`` by fixed points."""
     k, q_count = delta.shape
-    one = np.tile(np.arange(width, dtype=np.uint8), (k, 1))
-    one[:, :q_count] = delta
-    table, length = one, 1
-    while length < m:  # words of 2L symbols: the first L (low digits), then the next L
-        table = table[:, table].reshape(-1, width)  # [hi, lo, q] = table[hi, table[lo, q]]
-        length *= 2
-    return table
+    padded = np.tile(np.arange(width, dtype=np.int64), (k, 1))
+    padded[:, :q_count] = delta
+    return word_images(padded, m).astype(np.uint8)
 
 
 def _tables(a: Automaton, path: str) -> _Tables:
@@ -91,7 +78,7 @@ def _tables(a: Automaton, path: str) -> _Tables:
         t = _Tables(delta, out_ids, None, None, 0, "live")
         if a.n_states <= 16 and a.n_symbols <= 256:
             t.width = 8 if a.n_states <= 8 else 16
-            t.m = word_length(a.n_symbols, t.width)
+            t.m = word_length(a.n_symbols, t.width, limit=WORD_TABLE_BYTES)
             t.words = cupy.asarray(word_table(a.delta, t.width, t.m))
             t.delta1 = cupy.asarray(word_table(a.delta, t.width, 1))
         return t

@@ -105,8 +105,8 @@ def evaluate(model: Automaton | Any, symbols: Any, *, backend: str = "auto",
     chunk
         Chunk length of the parallel scan (default: about 4 chunks a thread).
     path
-        Automata: ``"auto"``, ``"sequential"``, ``"ilp"``, ``"cayley"`` or ``"live"`` on
-        Numba; ``"auto"``, ``"cayley"`` or ``"live"`` on CuPy.  Networks: ``"auto"``
+        Automata: ``"auto"``, ``"sequential"``, ``"words"``, ``"ilp"``, ``"cayley"`` or
+        ``"live"`` on Numba; ``"auto"``, ``"cayley"`` or ``"live"`` on CuPy.  Networks: ``"auto"``
         (run as the reachable-state automaton when its states are few), ``"tabulated"``
         (insist on that), ``"direct"`` (the network's own kernels: chunk products,
         levelwise MinMax), and on Numba ``"sequential"`` or ``"levelwise"`` for MinMax.
@@ -220,6 +220,7 @@ def _tabulated(net: Any, symbols: Any, *, outputs: str, start: Any,
 def _automaton_numba(a: Automaton, symbols: Any, *, outputs: str, start: Any, chunk: Any,
                      path: str) -> tuple[np.ndarray | None, Any, str]:
     from fsmnet.gpu import numba_automaton as K
+    from fsmnet.gpu.words import run_words, word_length
 
     arr = _symbols_array(symbols, a.n_symbols)
     q0 = int(a._start(start))
@@ -227,16 +228,25 @@ def _automaton_numba(a: Automaton, symbols: Any, *, outputs: str, start: Any, ch
     out_ids = np.ascontiguousarray(a.output_ids if a.outputs is not None
                                    else np.zeros(a.n_states, dtype=np.int64))
     threads = _threads()
+    m = word_length(a.n_symbols, a.n_states)
+    words_ok = m > 1 and (outputs == "last" or _label_dtype(a) == np.int8)
+    # Measured: two symbols a step pay only with a small table (1.3-1.5x at 3,200
+    # entries, nothing at 13,800); four or eight pay up to LIMIT entries.
+    words_pay = words_ok and (m >= 4 or a.n_symbols ** 2 * a.n_states <= 1 << 12)
     if path == "auto":
-        # Measured (docs/performance.md, 2 cores): for "last" the interleaved scan
-        # beats the sequential loop ~2x even on one thread; for "all" the replay
-        # doubles the work and the plain chunked scan lost (0.3x), so the
-        # sequential loop runs unless there are many threads.
+        # Measured (docs/performance.md, 2 cores): m symbols a step (word tables)
+        # beat the plain loop 3-5x ("last") and 3-4x ("all") while the tables stay in
+        # cache, more than the interleaved Cayley scan (~2.5x, "last"), which in turn
+        # beats the sequential loop on one thread; the chunked scans pay only with
+        # more threads (for "all" the replay doubles the work).
+        few = threads < (PARALLEL_THREADS_LAST if outputs == "last" else PARALLEL_THREADS_ALL)
         if len(arr) < MIN_PARALLEL:
             path = "sequential"
+        elif words_pay and few:
+            path = "words"
         elif outputs == "last" and _cayley(a) is not None:
             path = "ilp"
-        elif threads >= (PARALLEL_THREADS_LAST if outputs == "last" else PARALLEL_THREADS_ALL):
+        elif not few:
             path = "cayley" if _cayley(a) is not None else "live"
         else:
             path = "sequential"
@@ -244,6 +254,14 @@ def _automaton_numba(a: Automaton, symbols: Any, *, outputs: str, start: Any, ch
         res = np.empty(len(arr) if outputs == "all" else 0, dtype=_label_dtype(a))
         q = int(K.run_sequential(delta, out_ids, arr, q0, res))
         return (res if outputs == "all" else None), q, "sequential"
+    if path == "words":
+        if not words_ok:
+            raise SpecError(f"the word tables would be too large ({a.n_symbols} symbols, "
+                            f"{a.n_states} states) or the labels too many for int8",
+                            source="<evaluate>", field="path", value=path)
+        res = np.empty(len(arr) if outputs == "all" else 0, dtype=np.int8)
+        q = run_words(delta, out_ids, arr, q0, res, m)
+        return (res if outputs == "all" else None), q, "words"
     if path == "ilp":
         return _automaton_ilp(a, arr, q0, delta, out_ids, outputs, threads)
     size = chunk or max(1024, -(-len(arr) // (4 * threads)))
