@@ -63,15 +63,11 @@ def run_words(delta: np.ndarray, out_ids: np.ndarray, symbols: np.ndarray, q: in
     """Run from q, m symbols a step; writes int8 labels into ``outputs`` unless it is
     empty; returns the last state.  Needs m in (2, 4, 8) and out_ids < 128."""
     k = delta.shape[0]
-    images = np.ascontiguousarray(word_images(delta, m), dtype=np.int32)
+    write = len(outputs) > 0
+    images, packed = _tables(delta, out_ids, m, write)
     full = len(symbols) // m
-    lanes = {2: np.uint16, 4: np.uint32, 8: np.uint64}[m]
-    if len(outputs):
-        packed = word_labels(delta, out_ids, m).view(lanes).reshape(images.shape)
-        out_words = outputs[:full * m].view(lanes)
-    else:
-        packed = np.zeros((1, 1), dtype=lanes)
-        out_words = np.zeros(0, dtype=lanes)
+    lanes = packed.dtype
+    out_words = outputs[:full * m].view(lanes) if write else np.zeros(0, dtype=lanes)
     kernel = {2: _run2, 4: _run4, 8: _run8}[m]
     q = int(kernel(images, packed, symbols, k, q, out_words))
     for t in range(full * m, len(symbols)):  # the tail, fewer than m symbols
@@ -79,6 +75,25 @@ def run_words(delta: np.ndarray, out_ids: np.ndarray, symbols: np.ndarray, q: in
         if len(outputs):
             outputs[t] = out_ids[q]
     return q
+
+
+_CACHE: dict[tuple[bytes, bytes, tuple[int, ...], int, bool], tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _tables(delta: np.ndarray, out_ids: np.ndarray, m: int,
+            labels: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(images as int32, packed labels or a dummy), cached: building them costs about
+    as much as running 10^5 symbols."""
+    key = (delta.tobytes(), np.asarray(out_ids).tobytes(), delta.shape, m, labels)
+    if key not in _CACHE:
+        lanes = {2: np.uint16, 4: np.uint32, 8: np.uint64}[m]
+        images = np.ascontiguousarray(word_images(delta, m), dtype=np.int32)
+        packed = (word_labels(delta, out_ids, m).view(lanes).reshape(images.shape) if labels
+                  else np.zeros((1, 1), dtype=lanes))
+        if len(_CACHE) > 16:
+            _CACHE.clear()
+        _CACHE[key] = (images, packed)
+    return _CACHE[key]
 
 
 # One kernel a word length, each with its index written out: Numba does not
