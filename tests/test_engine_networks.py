@@ -47,6 +47,39 @@ def scalar_cascades(draw):
                    symbols=[chr(97 + i) for i in range(n_symbols)], labels=list(range(n_labels)))
 
 
+@st.composite
+def mixed_cascades(draw):
+    """Random minmax-cascade networks mixing scalar and matrix units, arbitrary tables."""
+    n_symbols = draw(st.integers(1, 3))
+    n_units = draw(st.integers(1, 3))
+    levels = sorted(draw(st.lists(st.integers(0, 2), min_size=n_units, max_size=n_units)))
+    sizes = draw(st.lists(st.integers(1, 3), min_size=n_units, max_size=n_units))
+    kinds = draw(st.lists(st.integers(0, 1), min_size=n_units, max_size=n_units))
+    params = {"unit_level": np.array(levels), "unit_size": np.array(sizes),
+              "unit_kind": np.array(kinds, dtype=np.int64)}
+
+    def values(*shape):
+        count = int(np.prod(shape))
+        return np.array(draw(st.lists(st.sampled_from(VALUES), min_size=count,
+                                      max_size=count))).reshape(shape)
+
+    for u in range(n_units):
+        above = sum(1 for lv in levels if lv < levels[u])
+        dom, k = int(np.prod(sizes[:above], dtype=np.int64)), sizes[u]
+        if kinds[u] == 0:
+            params[f"unit{u}_r"], params[f"unit{u}_s"] = values(n_symbols, dom), values(
+                n_symbols, dom)
+            params[f"unit{u}_x0"] = values(1)
+        else:
+            params[f"unit{u}_R"] = values(n_symbols, dom, k, k)
+            params[f"unit{u}_s"], params[f"unit{u}_x0"] = values(n_symbols, dom, k), values(k)
+    codes = int(np.prod(sizes))
+    params["readout"] = np.array(draw(st.lists(st.integers(0, 1), min_size=codes,
+                                               max_size=codes)), dtype=np.int64)
+    return Network(arch="minmax-cascade", params=params,
+                   symbols=[chr(97 + i) for i in range(n_symbols)], labels=[0, 1])
+
+
 def same_state(a, b):
     if isinstance(a, tuple):
         return len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b))
@@ -87,6 +120,16 @@ def test_random_scalar_cascades(data, net):
                                    chunk=chunk).outputs)
 
 
+@settings(deadline=None, max_examples=25)
+@given(data=st.data(), net=mixed_cascades())
+def test_random_cascades_with_matrix_units(data, net):
+    """Matrix units in the levelwise scan: max-min affine chunk summaries, exact."""
+    word = np.array(data.draw(st.lists(st.integers(0, len(net.symbols) - 1), max_size=150)),
+                    dtype=np.int64)
+    chunk = data.draw(st.integers(1, 30))
+    check_all_ways(net, word, ("sequential", "levelwise"), chunk)
+
+
 @settings(deadline=None, max_examples=15)
 @given(data=st.data(), net=scalar_cascades())
 def test_cascade_streaming(data, net):
@@ -119,7 +162,8 @@ def test_random_bilinear_full(data, pair):
     ("modadd:5", "bilinear-full", ("auto",)),
     ("modadd:5", "minmax-dense", ("sequential",)),
     ("flipflop", "minmax-dense", ("sequential",)),
-    ("cyclic:2*cyclic:3", "minmax-cascade", ("sequential", "auto")),
+    ("cyclic:2*cyclic:3", "minmax-cascade", ("sequential", "levelwise", "auto")),
+    ("symmetric:3", "minmax-cascade", ("sequential", "levelwise")),
     ("flipflop", "minmax-scalar", ("sequential", "levelwise", "auto")),
     ("contains:abc", "minmax-scalar", ("sequential", "levelwise", "auto")),
 ])
@@ -145,7 +189,17 @@ def test_bilinear_streaming_two_pieces():
     assert np.allclose(second.state, whole.state)
 
 
-def test_levelwise_rejects_matrix_units():
-    net = fsmnet.compile(fsmnet.load("cyclic:3"), "minmax-cascade")
-    with pytest.raises(fsmnet.SpecError, match="scalar"):
-        evaluate(net, [0, 1], backend="numba", path="levelwise")
+def test_levelwise_runs_matrix_units_but_auto_waits_for_threads(monkeypatch):
+    """A matrix unit of k values costs k^3 a symbol in the levelwise scan (k^2 sequential):
+    'auto' picks it only with at least 2k threads."""
+    import fsmnet.gpu.engine as engine
+
+    a = fsmnet.load("cyclic:3")
+    net = fsmnet.compile(a, "minmax-cascade")
+    word = np.random.default_rng(6).integers(0, len(net.symbols), 70_000)
+    res = evaluate(net, word, backend="numba", path="levelwise", chunk=999)
+    assert res.path == "levelwise"
+    assert np.array_equal(res.outputs, a.output_ids[a.trace(word)[1:]])
+    for threads, want in ((2, "sequential"), (6, "levelwise")):
+        monkeypatch.setattr(engine, "_threads", lambda n=threads: n)
+        assert evaluate(net, word, backend="numba", path="direct").path == want

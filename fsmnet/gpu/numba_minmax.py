@@ -10,7 +10,7 @@ Paths
 ``sequential``
     one pass, every unit stepped per symbol (any cascade, and ``minmax-dense``).
 ``levelwise``
-    scalar-only cascades.  The input is cut into blocks; within a block the
+    any cascade.  The input is cut into blocks; within a block the
     units are done one at a time, top level first.  Once the coordinates of
     the units above are known for the whole block, a scalar unit's steps
     ``(r_t, s_t)`` are known for every t, and its trajectory is a three-phase
@@ -19,6 +19,8 @@ Paths
     the unit's value, replay each chunk in parallel writing the unit's
     coordinates (int8) for the units below.  Units whose coordinates nobody
     reads (the bottom level when only the last state is wanted) skip the replay.
+    A matrix unit does the same with max-min affine maps ``(R, s)`` as chunk
+    summaries (:func:`matrix_unit_block`).
 """
 
 from __future__ import annotations
@@ -186,52 +188,132 @@ def cascade_sequential(kinds, sizes, above, dom, pstr, stride_all, soff, off_rs,
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def cascade_block_levelwise(above, dom, pstr, sizes, off_rs, rtab, stab, symbols, xs, coords,
-                            chunk, needed):  # pragma: no cover - jitted
-    """One block of a scalar-only cascade, unit by unit (see the module docstring).
+def scalar_unit_block(u, above, dom, pstr, sizes, off_rs, rtab, stab, symbols, xs, coords,
+                      chunk, needed):  # pragma: no cover - jitted
+    """One block of scalar unit u (see the module docstring).
 
-    ``coords[u, 0]`` holds unit u's coordinate before the block; the replay
-    writes ``coords[u, t + 1]`` for units with ``needed[u]``.  ``xs`` (one value
-    per unit) is updated in place.
+    ``coords[v, 0]`` holds unit v's coordinate before the block and the units
+    above u have their coordinates for the whole block; the replay writes
+    ``coords[u, t + 1]`` when ``needed``.  ``xs[u]`` is updated in place.
     """
     n = symbols.shape[0]
     n_chunks = (n + chunk - 1) // chunk
     rr = np.empty(n_chunks)
     ss = np.empty(n_chunks)
     starts = np.empty(n_chunks)
-    for u in range(above.shape[0]):
-        d = dom[u]
-        off = off_rs[u]
-        a = above[u]
-        for c in prange(n_chunks):  # phase 1: compose each chunk's pairs
-            r_acc = np.inf
-            s_acc = -np.inf
+    d = dom[u]
+    off = off_rs[u]
+    a = above[u]
+    for c in prange(n_chunks):  # phase 1: compose each chunk's pairs
+        r_acc = np.inf
+        s_acc = -np.inf
+        for t in range(c * chunk, min(n, (c + 1) * chunk)):
+            code = 0
+            for j in range(a):
+                code += coords[j, t] * pstr[u, j]
+            i = off + symbols[t] * d + code
+            r = rtab[i]
+            s_acc = max(min(r, s_acc), stab[i])
+            r_acc = min(r_acc, r)
+        rr[c] = r_acc
+        ss[c] = s_acc
+    v = xs[u]
+    for c in range(n_chunks):  # phase 2: scan the summaries from the unit's value
+        starts[c] = v
+        v = max(min(rr[c], v), ss[c])
+    xs[u] = v
+    if needed:
+        k = sizes[u]
+        for c in prange(n_chunks):  # phase 3: replay, writing coordinates
+            w = starts[c]
             for t in range(c * chunk, min(n, (c + 1) * chunk)):
                 code = 0
                 for j in range(a):
                     code += coords[j, t] * pstr[u, j]
                 i = off + symbols[t] * d + code
-                r = rtab[i]
-                s_acc = max(min(r, s_acc), stab[i])
-                r_acc = min(r_acc, r)
-            rr[c] = r_acc
-            ss[c] = s_acc
-        v = xs[u]
-        for c in range(n_chunks):  # phase 2: scan the summaries from the unit's value
-            starts[c] = v
-            v = max(min(rr[c], v), ss[c])
-        xs[u] = v
-        if needed[u]:
-            k = sizes[u]
-            for c in prange(n_chunks):  # phase 3: replay, writing coordinates
-                w = starts[c]
-                for t in range(c * chunk, min(n, (c + 1) * chunk)):
-                    code = 0
-                    for j in range(a):
-                        code += coords[j, t] * pstr[u, j]
-                    i = off + symbols[t] * d + code
-                    w = max(min(rtab[i], w), stab[i])
-                    coords[u, t + 1] = _scalar_coord(w, k)
+                w = max(min(rtab[i], w), stab[i])
+                coords[u, t + 1] = _scalar_coord(w, k)
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def matrix_unit_block(u, above, dom, pstr, sizes, off_m, off_ms, mR, ms, symbols, vec, coords,
+                      chunk, needed):  # pragma: no cover - jitted
+    """One block of matrix unit u: the same three phases with max-min affine maps.
+
+    A chunk's summary is ``(R_c, s_c)``, composed step by step as
+    ``(R_t ⊗ R_c, (R_t ⊗ s_c) ⊕ s_t)`` (exact: ⊗ distributes over ⊕ on a chain);
+    phase 1 costs k³ a symbol against the sequential k², so it pays only with
+    more than k threads.  ``vec`` (the unit's k values) is updated in place.
+    """
+    n = symbols.shape[0]
+    k = sizes[u]
+    n_chunks = (n + chunk - 1) // chunk
+    rr = np.empty((n_chunks, k, k))
+    ss = np.empty((n_chunks, k))
+    starts = np.empty((n_chunks, k))
+    d = dom[u]
+    a = above[u]
+    for c in prange(n_chunks):  # phase 1
+        racc = np.full((k, k), -np.inf)
+        for i in range(k):
+            racc[i, i] = np.inf  # the max-min identity: +inf on the diagonal, -inf off it
+        sacc = np.full(k, -np.inf)
+        rnew = np.empty((k, k))
+        snew = np.empty(k)
+        for t in range(c * chunk, min(n, (c + 1) * chunk)):
+            code = 0
+            for j in range(a):
+                code += coords[j, t] * pstr[u, j]
+            cell = symbols[t] * d + code
+            base = off_m[u] + cell * k * k
+            sbase = off_ms[u] + cell * k
+            for i in range(k):
+                acc = ms[sbase + i]
+                for j in range(k):
+                    acc = max(acc, min(mR[base + i * k + j], sacc[j]))
+                snew[i] = acc
+                for col in range(k):
+                    best = -np.inf
+                    for j in range(k):
+                        best = max(best, min(mR[base + i * k + j], racc[j, col]))
+                    rnew[i, col] = best
+            racc[:, :] = rnew
+            sacc[:] = snew
+        rr[c] = racc
+        ss[c] = sacc
+    cur = vec.copy()
+    tmp = np.empty(k)
+    for c in range(n_chunks):  # phase 2
+        starts[c] = cur
+        for i in range(k):
+            acc = ss[c, i]
+            for j in range(k):
+                acc = max(acc, min(rr[c, i, j], cur[j]))
+            tmp[i] = acc
+        cur[:] = tmp
+    vec[:] = cur
+    if needed:
+        for c in prange(n_chunks):  # phase 3: replay, writing first-argmax coordinates
+            w = starts[c].copy()
+            wt = np.empty(k)
+            for t in range(c * chunk, min(n, (c + 1) * chunk)):
+                code = 0
+                for j in range(a):
+                    code += coords[j, t] * pstr[u, j]
+                cell = symbols[t] * d + code
+                base = off_m[u] + cell * k * k
+                sbase = off_ms[u] + cell * k
+                for i in range(k):
+                    acc = ms[sbase + i]
+                    for j in range(k):
+                        acc = max(acc, min(mR[base + i * k + j], w[j]))
+                    wt[i] = acc
+                w[:] = wt
+                top = 0
+                for i in range(1, k):
+                    if w[i] > w[top]:
+                        top = i
+                coords[u, t + 1] = top
 
 
 @njit(cache=True, parallel=True, nogil=True)
@@ -303,7 +385,11 @@ def evaluate_minmax(net: Any, arr: np.ndarray, *, outputs: str, start: Any, chun
     pack = pack_cascade(net)
     state = flat_state(pack, sem.initial_state(net, False) if start is None else start)
     if path == "auto":
-        parallel = pack.all_scalar and threads >= 2 and len(arr) >= min_parallel
+        # A matrix unit's chunk summaries cost k^3 a symbol (sequential: k^2), so the
+        # levelwise scan waits for more threads than its widest matrix unit has values.
+        widest = max([int(k) for k, kind in zip(pack.sizes, pack.kinds) if kind != SCALAR_KIND],
+                     default=1)
+        parallel = threads >= max(2, 2 * widest) and len(arr) >= min_parallel
         path = "levelwise" if parallel else "sequential"
     if path == "sequential":
         cascade_sequential(pack.kinds, pack.sizes, pack.above, pack.dom, pack.pstr,
@@ -311,9 +397,6 @@ def evaluate_minmax(net: Any, arr: np.ndarray, *, outputs: str, start: Any, chun
                            pack.off_m, pack.off_ms, pack.mR, pack.ms, pack.readout, arr, state,
                            res)
     elif path == "levelwise":
-        if not pack.all_scalar:
-            raise SpecError("the levelwise path needs a cascade of scalar units only",
-                            source="<evaluate>", field="path", value=path)
         _levelwise(pack, arr, state, res, outputs, chunk, threads)
     else:
         raise SpecError("unknown path for a MinMax cascade; use auto, sequential or levelwise",
@@ -340,9 +423,17 @@ def _levelwise(pack: CascadePack, arr: np.ndarray, state: np.ndarray, res: np.nd
         piece = arr[begin:begin + block]
         _coords(pack.kinds, pack.sizes, pack.soff, state, c0)
         coords[:, 0] = c0
-        cascade_block_levelwise(pack.above, pack.dom, pack.pstr, pack.sizes, pack.off_rs,
-                                pack.rtab, pack.stab, piece, xs, coords, size, needed)
-        state[pack.soff] = xs
+        for u in range(n_units):  # top level first: a unit reads the coordinates above it
+            if pack.kinds[u] == SCALAR_KIND:
+                scalar_unit_block(u, pack.above, pack.dom, pack.pstr, pack.sizes, pack.off_rs,
+                                  pack.rtab, pack.stab, piece, xs, coords, size, needed[u])
+                state[pack.soff[u]] = xs[u]
+            else:
+                lo = int(pack.soff[u])
+                vec = state[lo:lo + int(pack.sizes[u])]  # a view: updated in place
+                matrix_unit_block(u, pack.above, pack.dom, pack.pstr, pack.sizes, pack.off_m,
+                                  pack.off_ms, pack.mR, pack.ms, piece, vec, coords, size,
+                                  needed[u])
         if outputs == "all":
             cascade_block_labels(coords, pack.stride_all, pack.readout,
                                  res[begin:begin + len(piece)], size)
