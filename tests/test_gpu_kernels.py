@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cascade_strategies import mixed_cascades
 from emulated_cupy import needs_gxx, use_emulator
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -119,7 +120,8 @@ def test_random_automata_on_emulator(a, seed, length, chunk):
     ("flipflop", "minmax-scalar", "levelwise"), ("contains:abc", "minmax-scalar", "levelwise"),
     ("modadd:4", "minmax-dense", "host-sequential"),
     ("contains:abc", "minmax-cascade", "levelwise"),  # scalar units only, several levels
-    ("cyclic:2*cyclic:3", "minmax-cascade", "host-sequential"),  # matrix units
+    ("cyclic:2*cyclic:3", "minmax-cascade", "levelwise"),  # matrix units
+    ("symmetric:3", "minmax-cascade", "levelwise"),  # a matrix unit of 6 values
 ])
 def test_networks(device, spec, arch, kernels):
     """Both ways a network runs: as its reachable-state automaton, and on its own kernels."""
@@ -215,3 +217,26 @@ def test_live_words_kernel_is_used_for_small_automata(device):
         res = evaluate(a, word, backend="cupy", path="live", chunk=chunk)
         assert res.state == a.run(word)
         assert np.array_equal(res.outputs, a.output_ids[a.trace(word)[1:]])
+
+
+@needs_gxx
+@settings(max_examples=20, deadline=None)
+@given(net=mixed_cascades(), data=st.data())
+def test_random_cascades_on_emulator(net, data):
+    """Random cascades, scalar and matrix units with arbitrary tables, on the device kernels:
+    labels equal reference_trace and unit states are bit-identical (max/min select)."""
+    import fsmnet.gpu.cupy_backend as cb
+
+    word = np.array(data.draw(st.lists(st.integers(0, len(net.symbols) - 1), max_size=400)),
+                    dtype=np.int64)
+    chunk = data.draw(st.integers(1, 40))
+    with pytest.MonkeyPatch.context() as mp:
+        use_emulator(mp)
+        res = evaluate(net, word, backend="cupy", path="direct", chunk=chunk)
+    cb.compiled_module.cache_clear()
+    assert res.path == "levelwise"
+    assert np.array_equal(res.outputs, reference_trace(net, word)[1:])
+    state = net.semantics.initial_state(net, False)
+    for x in word:
+        state = net.semantics.step(net, state, int(x), False)
+    assert all(np.array_equal(a, b) for a, b in zip(res.state, state))

@@ -1,10 +1,10 @@
 """CuPy backend of the scan engine: the CUDA C kernels of ``kernels/*.cu`` (DESIGN.md §6).
 
 Automata (``cupy_automaton``), linear recurrences (bilinear networks, H ≤ 16)
-and scalar-only MinMax cascades (``cupy_networks``) run as three-phase chunked
+and MinMax cascades (``cupy_networks``) run as three-phase chunked
 scans on the device (see each ``.cu`` file's header).  Networks with few
 reachable states run as that automaton (``fsmnet.gpu.tabulate``).  Anything
-else (``minmax-dense`` beyond the table limit, cascades with matrix units, H >
+else (``minmax-dense`` beyond the table limit, matrix units wider than 8, H >
 16) runs on the host with Numba and reports the path ``host-sequential``.
 This module holds the driver and what the kernels' callers share.
 
@@ -109,7 +109,7 @@ def evaluate_cupy(model: Any, symbols: Any, *, outputs: str, start: Any, chunk: 
     else:
         arr = _symbols_array(symbols, n_symbols)
     from fsmnet.gpu.cupy_automaton import run_automaton
-    from fsmnet.gpu.cupy_networks import padded, run_cascade, run_linear
+    from fsmnet.gpu.cupy_networks import cascade_fits, padded, run_cascade, run_linear
 
     if isinstance(model, Automaton):
         return run_automaton(model, arr, outputs, start, chunk, path)
@@ -129,8 +129,7 @@ def evaluate_cupy(model: Any, symbols: Any, *, outputs: str, start: Any, chunk: 
     if isinstance(sem, MinMaxCascade):
         from fsmnet.gpu.numba_minmax import pack_cascade
 
-        pack = pack_cascade(model)
-        if pack.all_scalar and int(pack.sizes.max()) <= 255:
+        if cascade_fits(pack_cascade(model)):
             return run_cascade(model, arr, outputs, start, chunk)
     host = arr.get() if is_cupy(arr) else arr  # type: ignore[union-attr]
     out, state, _ = _evaluate_numba(model, host, outputs=outputs, start=start, chunk=chunk,
@@ -177,4 +176,6 @@ def expected_kernels() -> dict[str, set[str]]:
         linear |= {f"replay_{h}_{k}_{o}" for k in kinds for o in outs}
     minmax = {f"scalar_summary_{k}" for k in kinds} | {f"scalar_replay_{k}" for k in kinds}
     minmax |= {"compose_pair_groups", "expand_pair_groups", "cascade_labels_i32"}
+    minmax |= {f"matrix_summary_{k}" for k in kinds} | {f"matrix_replay_{k}" for k in kinds}
+    minmax |= {"compose_matrix_groups", "expand_matrix_groups"}
     return {"automaton": automaton, "linear": linear, "minmax": minmax}
