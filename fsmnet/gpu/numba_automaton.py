@@ -1,6 +1,7 @@
 """Numba kernels for running an automaton over a long symbol array.
 
-Three paths, chosen by :func:`fsmnet.gpu.engine.evaluate`:
+Paths chosen by :func:`fsmnet.gpu.engine.evaluate` (the ``words`` path, m
+symbols a step, lives in :mod:`fsmnet.gpu.words`):
 
 ``sequential``
     q = delta[x_t, q]; the latency-bound baseline, one dependent load a symbol.
