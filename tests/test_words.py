@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fsmnet.gpu.words import run_words, word_images, word_labels, word_length
+from fsmnet.gpu.words import monoid_element, run_words, word_images, word_labels, word_length
 from fsmnet.verify.strategies import automata
 
 
@@ -42,3 +42,20 @@ def test_word_length_keeps_tables_small():
     assert word_length(2, 100) == 4  # 2^8 x 100 > 2^14, 2^4 x 100 fits
     assert word_length(24, 24) == 2  # 24^2 x 24 = 13,824
     assert word_length(200, 300) == 1
+
+
+@settings(max_examples=30, deadline=None)
+@given(a=automata(max_states=5, max_symbols=3), data=st.data())
+def test_monoid_element_equals_the_cayley_walk(a, data):
+    """The element reached m symbols a lookup, against one Cayley lookup a symbol."""
+    from fsmnet.gpu.engine import _cayley
+
+    cayley, elements, identity = _cayley(a)
+    m = data.draw(st.sampled_from([2, 4, 8]))
+    word = np.array(data.draw(st.lists(st.integers(0, a.n_symbols - 1), max_size=50)),
+                    dtype=np.uint8)
+    e = identity
+    for x in word:
+        e = cayley[e, x]
+    assert monoid_element(cayley, identity, word, m) == e
+    assert list(elements[e]) == [a.trace(word, start=q)[-1] for q in range(a.n_states)]

@@ -35,6 +35,7 @@ import numpy as np
 from numba import njit
 
 from fsmnet.automata import Automaton
+from fsmnet.gpu.words import monoid_element, run_words, word_length
 
 DEFAULT_BLOCK = 1 << 22
 
@@ -104,6 +105,9 @@ def _summary_automaton(block: Any, table: Any, delta: np.ndarray, a: Automaton) 
         return transformation(a, block)
     if table is not None:
         cayley, elements, identity = table
+        m = word_length(cayley.shape[1], cayley.shape[0])
+        if m >= 4:  # m symbols a lookup (fsmnet.gpu.words)
+            return elements[monoid_element(cayley, identity, block, m)].copy()
         return block_cayley(cayley, identity, elements, block)
     return block_all_states(delta, block)
 
@@ -114,6 +118,11 @@ def _replay_automaton(block: Any, delta: np.ndarray, out_ids: np.ndarray, q: int
         from fsmnet.gpu.cupy_automaton import run_automaton
 
         return run_automaton(a, block, "all", q, None, "auto")[0]  # type: ignore[no-any-return]
+    m = word_length(a.n_symbols, a.n_states)
+    if m >= 4 and len(a.labels) <= 127:  # m symbols a step, int8 labels packed
+        small = np.empty(len(block), dtype=np.int8)
+        run_words(delta, out_ids, block, q, small, m)
+        return small.astype(np.int64)
     from fsmnet.gpu.numba_automaton import run_sequential
 
     res = np.empty(len(block), dtype=np.int64)

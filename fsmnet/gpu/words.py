@@ -77,6 +77,23 @@ def run_words(delta: np.ndarray, out_ids: np.ndarray, symbols: np.ndarray, q: in
     return q
 
 
+def monoid_element(cayley: np.ndarray, identity: int, symbols: np.ndarray, m: int) -> int:
+    """The transition monoid element of ``symbols`` (an index into the elements of the
+    right Cayley table ``cayley[e, s]`` = e·s), m symbols a lookup: the elements act on
+    themselves as an automaton does on its states, so the same kernels run them."""
+    k = cayley.shape[1]
+    key = (cayley.tobytes(), b"cayley", cayley.shape, m, False)
+    if key not in _CACHE:
+        _CACHE[key] = (np.ascontiguousarray(word_images(cayley.T, m), dtype=np.int32),
+                       np.zeros((1, 1), dtype={2: np.uint16, 4: np.uint32, 8: np.uint64}[m]))
+    table, dummy = _CACHE[key]
+    kernel = {2: _run2, 4: _run4, 8: _run8}[m]
+    e = int(kernel(table, dummy, symbols, k, identity, dummy[0, :0]))
+    for t in range(len(symbols) // m * m, len(symbols)):
+        e = int(cayley[e, symbols[t]])
+    return e
+
+
 _CACHE: dict[tuple[bytes, bytes, tuple[int, ...], int, bool], tuple[np.ndarray, np.ndarray]] = {}
 
 
