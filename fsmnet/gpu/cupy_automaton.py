@@ -153,7 +153,7 @@ def run_automaton(a: Automaton, arr: Any, outputs: str, start: Any, chunk: int |
 
     t = _tables(a, path)
     q = int(a._start(start))
-    result = host_labels(len(arr), outputs)
+    result = host_labels(len(arr), outputs, len(a.labels))
     out_kind = "u8" if len(a.labels) <= 256 else "i32"
     for begin, piece in pieces(arr):
         sym, kind = device_symbols(piece, a.n_symbols)

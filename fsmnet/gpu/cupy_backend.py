@@ -92,8 +92,12 @@ def pieces(arr: Any) -> Any:
         yield begin, arr[begin:begin + PIECE]
 
 
-def host_labels(n: int, outputs: str) -> np.ndarray | None:
-    return np.empty(n, dtype=np.int64) if outputs == "all" else None
+def host_labels(n: int, outputs: str, n_labels: int) -> np.ndarray | None:
+    """The host array for the labels: the narrowest integer type that holds them, like
+    the Numba backend's, since copying 10^9 labels back is what bounds outputs="all"."""
+    from fsmnet.gpu.engine import label_dtype
+
+    return np.empty(n, dtype=label_dtype(n_labels)) if outputs == "all" else None
 
 
 # ------------------------------------------------------------------ driver
@@ -154,7 +158,10 @@ def _tabulated(net: Any, arr: Any, outputs: str, start: Any, chunk: int | None,
                             value="tabulated")
         return None
     out, q, inner = run_automaton(table.automaton, arr, outputs, q0, chunk, "auto")
-    return (None if out is None else table.labels[out]), table.states[q], f"tabulated-{inner}"
+    from fsmnet.gpu.engine import label_dtype
+
+    labels = table.labels.astype(label_dtype(len(net.labels)))
+    return (None if out is None else labels[out]), table.states[q], f"tabulated-{inner}"
 
 
 def is_cupy(x: Any) -> bool:

@@ -98,7 +98,7 @@ def run_linear(net: Any, arr: Any, outputs: str, start: Any,
     w = t.width
     h = np.zeros(w)
     h[:t.hidden] = net.semantics.initial_state(net, False) if start is None else start
-    result = host_labels(len(arr), outputs)
+    result = host_labels(len(arr), outputs, len(net.labels))
     out_kind = "u8" if t.n_classes <= 256 else "i32"
     for begin, piece in pieces(arr):
         sym, kind = device_symbols(piece, len(t.mats))
@@ -268,7 +268,7 @@ def run_cascade(net: Any, arr: Any, outputs: str, start: Any,
     needed = [outputs == "all" or bool(np.any(pack.above > u)) for u in range(n_units)]
     readout = cupy.asarray(pack.readout.astype(np.int32))
     stride_all = cupy.asarray(pack.stride_all)
-    result = host_labels(len(arr), outputs)
+    result = host_labels(len(arr), outputs, len(net.labels))
     c0 = np.empty(n_units, dtype=np.int64)
     for begin, piece in pieces(arr):
         sym, kind = device_symbols(piece, s_count)

@@ -213,7 +213,7 @@ def _tabulated(net: Any, symbols: Any, *, outputs: str, start: Any,
         return None
     out, q, inner = _automaton_numba(table.automaton, arr, outputs=outputs, start=q0,
                                      chunk=None, path="auto")
-    mapped = None if out is None else table.labels[out]
+    mapped = None if out is None else table.labels.astype(label_dtype(len(net.labels)))[out]
     return mapped, table.states[q], f"tabulated-{inner}"
 
 
@@ -289,14 +289,17 @@ def _automaton_numba(a: Automaton, symbols: Any, *, outputs: str, start: Any, ch
     return res, q, path
 
 
-def _label_dtype(a: Automaton) -> np.dtype:
-    """The narrowest integer type for label indices: writing the outputs is what
-    bounds outputs="all", so int8 instead of int64 moves 8× fewer bytes."""
-    n = max(len(a.labels), 1)
+def label_dtype(n_labels: int) -> np.dtype:
+    """The narrowest integer type for label indices 0..n_labels-1: writing the outputs
+    is what bounds outputs="all", so int8 instead of int64 moves 8× fewer bytes."""
     for dtype in (np.int8, np.int16, np.int32):
-        if n <= np.iinfo(dtype).max:
+        if max(n_labels, 1) <= np.iinfo(dtype).max:
             return np.dtype(dtype)
     return np.dtype(np.int64)
+
+
+def _label_dtype(a: Automaton) -> np.dtype:
+    return label_dtype(len(a.labels))
 
 
 def _automaton_ilp(a: Automaton, arr: np.ndarray, q0: int, delta: np.ndarray,
