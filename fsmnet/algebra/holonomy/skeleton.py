@@ -17,6 +17,7 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from fsmnet.algebra.holonomy.tiling import tiles
 from fsmnet.errors import SpecError
 
 Transformation = tuple[int, ...]
@@ -244,24 +245,7 @@ def _strong_components(succ: Sequence[Sequence[int]]) -> list[int]:
 
 
 def _tiles(sets: Sequence[int]) -> list[tuple[int, ...]]:
-    # Scanning candidates by decreasing size, a proper subset of P is a tile
-    # exactly when no tile found so far contains it: any larger subset of P
-    # containing it would lie inside some tile, and tiles are found first.
-    by_size = sorted(range(len(sets)), key=lambda i: _tile_key(sets[i]))
-    out: list[tuple[int, ...]] = []
-    for p in sets:
-        if p.bit_count() <= 1:
-            out.append(())
-            continue
-        found: list[int] = []
-        for j in by_size:
-            c = sets[j]
-            if c == p or c & p != c:
-                continue
-            if not any(sets[t] & c == c for t in found):
-                found.append(j)
-        out.append(tuple(found))
-    return out
+    return tiles(sets, _tile_key)
 
 
 def _longest_path_depths(n_classes: int, edges: set[tuple[int, int]], top: int) -> list[int]:
