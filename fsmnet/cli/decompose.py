@@ -37,17 +37,36 @@ def handle(args: argparse.Namespace) -> int:
         summarize,
     )
     from fsmnet.automata.resolve import load
-    from fsmnet.cli.common import print_json
+    from fsmnet.cli.common import print_json, show_progress
 
     automaton = load(args.spec)
+    stages = ["decomposing"] + ([] if args.no_verify else ["checking the action",
+                                                          "checking the emulation"])
+    bar = None
+    if show_progress(args.json):  # large automata take minutes: say which stage runs
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(stages), leave=False, unit="stage", desc=stages[0])
+
+    def advance() -> None:
+        if bar is not None:
+            bar.update(1)
+            if bar.n < len(stages):
+                bar.set_description(stages[bar.n])
+
     h = decompose(automaton)
+    advance()
     failures: tuple[str, ...] = ()
     verified = False
     if not args.no_verify:
         action = check_action(h)
+        advance()
         emulation = check_emulation(h)
+        advance()
         verified = action.passed and emulation.passed
         failures = action.failures + emulation.failures
+    if bar is not None:
+        bar.close()
     result = summarize(h, verified=verified)
     if args.json:
         print_json(result)
