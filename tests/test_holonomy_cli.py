@@ -64,3 +64,13 @@ def test_bad_spec_exits_2(tmp_path, capsys):
     bad.write_text("{not json")
     assert main(["decompose", str(bad)]) == 2
     assert "error" in capsys.readouterr().err
+
+
+def test_orbit_beyond_the_limit_is_a_clear_error(monkeypatch, capsys):
+    import fsmnet.algebra.holonomy.skeleton as skeleton
+    from fsmnet.cli import main
+
+    monkeypatch.setattr(skeleton, "ORBIT_LIMIT", 10)
+    assert main(["decompose", "random:n=12,k=2,seed=1"]) == 2  # it has more than 10 sets
+    err = capsys.readouterr().err.strip()
+    assert "more than 10 sets" in err and "\n" not in err and "Traceback" not in err
