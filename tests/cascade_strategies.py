@@ -11,13 +11,16 @@ VALUES = [-1.0, 0.0, 0.5, 1.0, 1.5, 2.0, 2.25, 3.0, 3.5, 4.0]  # finite: files f
 
 
 @st.composite
-def mixed_cascades(draw):
-    """Random minmax-cascade networks mixing scalar and matrix units, arbitrary tables."""
+def cascades(draw, *, matrix_units: bool = True, max_units: int = 3, max_labels: int = 2):
+    """Random ``minmax-cascade`` networks mixing scalar and matrix units, or with
+    ``matrix_units=False`` random ``minmax-scalar`` networks."""
     n_symbols = draw(st.integers(1, 3))
-    n_units = draw(st.integers(1, 3))
-    levels = sorted(draw(st.lists(st.integers(0, 2), min_size=n_units, max_size=n_units)))
+    n_units = draw(st.integers(1, max_units))
+    levels = sorted(draw(st.lists(st.integers(0, max_units - 1), min_size=n_units,
+                                  max_size=n_units)))
     sizes = draw(st.lists(st.integers(1, 3), min_size=n_units, max_size=n_units))
-    kinds = draw(st.lists(st.integers(0, 1), min_size=n_units, max_size=n_units))
+    kinds = (draw(st.lists(st.integers(0, 1), min_size=n_units, max_size=n_units))
+             if matrix_units else [0] * n_units)
     params = {"unit_level": np.array(levels), "unit_size": np.array(sizes),
               "unit_kind": np.array(kinds, dtype=np.int64)}
 
@@ -36,8 +39,17 @@ def mixed_cascades(draw):
         else:
             params[f"unit{u}_R"] = values(n_symbols, dom, k, k)
             params[f"unit{u}_s"], params[f"unit{u}_x0"] = values(n_symbols, dom, k), values(k)
+    n_labels = draw(st.integers(1, max_labels))
     codes = int(np.prod(sizes))
-    params["readout"] = np.array(draw(st.lists(st.integers(0, 1), min_size=codes,
+    params["readout"] = np.array(draw(st.lists(st.integers(0, n_labels - 1), min_size=codes,
                                                max_size=codes)), dtype=np.int64)
-    return Network(arch="minmax-cascade", params=params,
-                   symbols=[chr(97 + i) for i in range(n_symbols)], labels=[0, 1])
+    return Network(arch="minmax-cascade" if matrix_units else "minmax-scalar", params=params,
+                   symbols=[chr(97 + i) for i in range(n_symbols)], labels=list(range(n_labels)))
+
+
+def mixed_cascades() -> st.SearchStrategy[Network]:
+    return cascades()
+
+
+def scalar_cascades() -> st.SearchStrategy[Network]:
+    return cascades(matrix_units=False, max_units=4, max_labels=3)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from cascade_strategies import VALUES, mixed_cascades
+from cascade_strategies import mixed_cascades, scalar_cascades
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,33 +17,7 @@ import fsmnet
 from fsmnet.gpu import evaluate
 from fsmnet.nets.evaluate import reference_trace
 from fsmnet.nets.minmax_cascade import levelwise_label_trace
-from fsmnet.nets.network import Network
 from fsmnet.verify.strategies import networks
-
-
-@st.composite
-def scalar_cascades(draw):
-    """Random minmax-scalar networks with arbitrary (r, s) tables (not only compiled ones)."""
-    n_symbols = draw(st.integers(1, 3))
-    n_units = draw(st.integers(1, 4))
-    levels = sorted(draw(st.lists(st.integers(0, 3), min_size=n_units, max_size=n_units)))
-    sizes = draw(st.lists(st.integers(1, 3), min_size=n_units, max_size=n_units))
-    params = {"unit_level": np.array(levels), "unit_size": np.array(sizes),
-              "unit_kind": np.zeros(n_units, dtype=np.int64)}
-    for u in range(n_units):
-        above = sum(1 for lv in levels if lv < levels[u])
-        dom = int(np.prod(sizes[:above], dtype=np.int64))
-        cells = n_symbols * dom
-        for name in ("r", "s"):
-            vals = draw(st.lists(st.sampled_from(VALUES), min_size=cells, max_size=cells))
-            params[f"unit{u}_{name}"] = np.array(vals).reshape(n_symbols, dom)
-        params[f"unit{u}_x0"] = np.array([draw(st.sampled_from(VALUES[1:-1]))])
-    n_labels = draw(st.integers(1, 3))
-    codes = int(np.prod(sizes))
-    params["readout"] = np.array(draw(st.lists(st.integers(0, n_labels - 1), min_size=codes,
-                                               max_size=codes)), dtype=np.int64)
-    return Network(arch="minmax-scalar", params=params,
-                   symbols=[chr(97 + i) for i in range(n_symbols)], labels=list(range(n_labels)))
 
 
 def same_state(a, b):

@@ -171,11 +171,7 @@ def cascade_sequential(kinds, sizes, above, dom, pstr, stride_all, soff, off_rs,
                 k = sizes[u]
                 base = off_m[u] + cell * k * k
                 sbase = off_ms[u] + cell * k
-                for i in range(k):
-                    acc = ms[sbase + i]
-                    for j in range(k):
-                        acc = max(acc, min(mR[base + i * k + j], state[soff[u] + j]))
-                    tmp[i] = acc
+                _affine_step(mR, ms, base, sbase, k, state[soff[u]:soff[u] + k], tmp)
                 for i in range(k):
                     state[soff[u] + i] = tmp[i]
         _coords(kinds, sizes, soff, state, coords)  # every controller reads t-1: after all
@@ -185,6 +181,25 @@ def cascade_sequential(kinds, sizes, above, dom, pstr, stride_all, soff, off_rs,
                 code += coords[u] * stride_all[u]
             outputs[t] = readout[code]
     return state
+
+
+@njit(cache=True, nogil=True)
+def _unit_cell(symbols, coords, pstr, u, a, d, t):  # pragma: no cover - jitted
+    """The row of unit u's controller table at time t: (x_t, code of the a units above)."""
+    code = 0
+    for j in range(a):
+        code += coords[j, t] * pstr[u, j]
+    return symbols[t] * d + code
+
+
+@njit(cache=True, nogil=True)
+def _affine_step(mR, ms, base, sbase, k, v, out):  # pragma: no cover - jitted
+    """out = (R ⊗ v) ⊕ s for the k x k matrix at mR[base:] and the vector at ms[sbase:]."""
+    for i in range(k):
+        acc = ms[sbase + i]
+        for j in range(k):
+            acc = max(acc, min(mR[base + i * k + j], v[j]))
+        out[i] = acc
 
 
 @njit(cache=True, parallel=True, nogil=True)
@@ -208,10 +223,7 @@ def scalar_unit_block(u, above, dom, pstr, sizes, off_rs, rtab, stab, symbols, x
         r_acc = np.inf
         s_acc = -np.inf
         for t in range(c * chunk, min(n, (c + 1) * chunk)):
-            code = 0
-            for j in range(a):
-                code += coords[j, t] * pstr[u, j]
-            i = off + symbols[t] * d + code
+            i = off + _unit_cell(symbols, coords, pstr, u, a, d, t)
             r = rtab[i]
             s_acc = max(min(r, s_acc), stab[i])
             r_acc = min(r_acc, r)
@@ -227,10 +239,7 @@ def scalar_unit_block(u, above, dom, pstr, sizes, off_rs, rtab, stab, symbols, x
         for c in prange(n_chunks):  # phase 3: replay, writing coordinates
             w = starts[c]
             for t in range(c * chunk, min(n, (c + 1) * chunk)):
-                code = 0
-                for j in range(a):
-                    code += coords[j, t] * pstr[u, j]
-                i = off + symbols[t] * d + code
+                i = off + _unit_cell(symbols, coords, pstr, u, a, d, t)
                 w = max(min(rtab[i], w), stab[i])
                 coords[u, t + 1] = _scalar_coord(w, k)
 
@@ -261,17 +270,11 @@ def matrix_unit_block(u, above, dom, pstr, sizes, off_m, off_ms, mR, ms, symbols
         rnew = np.empty((k, k))
         snew = np.empty(k)
         for t in range(c * chunk, min(n, (c + 1) * chunk)):
-            code = 0
-            for j in range(a):
-                code += coords[j, t] * pstr[u, j]
-            cell = symbols[t] * d + code
+            cell = _unit_cell(symbols, coords, pstr, u, a, d, t)
             base = off_m[u] + cell * k * k
             sbase = off_ms[u] + cell * k
+            _affine_step(mR, ms, base, sbase, k, sacc, snew)
             for i in range(k):
-                acc = ms[sbase + i]
-                for j in range(k):
-                    acc = max(acc, min(mR[base + i * k + j], sacc[j]))
-                snew[i] = acc
                 for col in range(k):
                     best = -np.inf
                     for j in range(k):
@@ -285,11 +288,7 @@ def matrix_unit_block(u, above, dom, pstr, sizes, off_m, off_ms, mR, ms, symbols
     tmp = np.empty(k)
     for c in range(n_chunks):  # phase 2
         starts[c] = cur
-        for i in range(k):
-            acc = ss[c, i]
-            for j in range(k):
-                acc = max(acc, min(rr[c, i, j], cur[j]))
-            tmp[i] = acc
+        _affine_step(rr[c].ravel(), ss[c], 0, 0, k, cur, tmp)
         cur[:] = tmp
     vec[:] = cur
     if needed:
@@ -297,17 +296,8 @@ def matrix_unit_block(u, above, dom, pstr, sizes, off_m, off_ms, mR, ms, symbols
             w = starts[c].copy()
             wt = np.empty(k)
             for t in range(c * chunk, min(n, (c + 1) * chunk)):
-                code = 0
-                for j in range(a):
-                    code += coords[j, t] * pstr[u, j]
-                cell = symbols[t] * d + code
-                base = off_m[u] + cell * k * k
-                sbase = off_ms[u] + cell * k
-                for i in range(k):
-                    acc = ms[sbase + i]
-                    for j in range(k):
-                        acc = max(acc, min(mR[base + i * k + j], w[j]))
-                    wt[i] = acc
+                cell = _unit_cell(symbols, coords, pstr, u, a, d, t)
+                _affine_step(mR, ms, off_m[u] + cell * k * k, off_ms[u] + cell * k, k, w, wt)
                 w[:] = wt
                 top = 0
                 for i in range(1, k):
