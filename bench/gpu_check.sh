@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # GPU checks of the scan engine, for a session that is lent a GPU machine.
-# Installs nothing (the device image has cupy-cuda13x, numba, torch, pytest).
+# Installs nothing from a network: the device image has cupy-cuda13x, numba, torch,
+# pytest and hypothesis, and the one missing package travels as a wheel (below).
 # Each stage runs under a timeout; a failing stage is recorded in
 # $OUT/gpu_check.json and the script goes on.  The stage limits add up to
 # 9 minutes, under the device tool's 10-minute limit for one command.
 # Usage (repo root):
 #   OUT=/some/dir bash bench/gpu_check.sh
+# On the device tool: first `bash bench/gpu_wheels.sh` here (the GPU image lacks
+# libsemigroups_pybind11), then run "OUT=$OUT bash bench/gpu_check.sh" with carry
+# [".whl"] and a 600 s timeout; the wheels are installed offline below.
 # Rehearsal without a GPU, on the CUDA emulator (tests/test_gpu_check_script.py):
 #   PYTHONPATH=tests/cudaemu GPU_CHECK_LENGTH=20000 GPU_CHECK_MAX_EXP=5 bash bench/gpu_check.sh
 set -u
@@ -18,6 +22,12 @@ export PYTHONUNBUFFERED=1 PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 PY="${PYTHON:-python3}"
 STATUS="$OUT/stages.txt"
 : >"$STATUS"
+if ls .whl/*.whl >/dev/null 2>&1; then  # carried wheels (bench/gpu_wheels.sh), offline
+    SITE=/tmp/fsmnet-gpu-site
+    "$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+        --target "$SITE" .whl/*.whl >"$OUT/wheels.log" 2>&1 || echo "wheel install failed" >>"$OUT/wheels.log"
+    export PYTHONPATH="$PYTHONPATH:$SITE"
+fi
 
 stage() {  # stage NAME SECONDS COMMAND...
     local name=$1 limit=$2
@@ -30,9 +40,10 @@ stage() {  # stage NAME SECONDS COMMAND...
 }
 
 stage nvidia_smi 30 nvidia-smi
+stage imports 30 "$PY" -c "import fsmnet, cupy, numba, libsemigroups_pybind11; print(cupy.__version__, numba.__version__)"
 stage pytest_gpu 150 "$PY" -m pytest -o addopts="" -m gpu -p no:xdist -p no:cacheprovider -q -rs \
     --junitxml "$OUT/pytest_gpu.xml" tests/test_gpu_kernels.py
-stage bench_gpu 240 "$PY" bench/bench_gpu.py --length "$LENGTH" --json "$OUT/bench_gpu.json"
+stage bench_gpu 210 "$PY" bench/bench_gpu.py --length "$LENGTH" --json "$OUT/bench_gpu.json"
 stage scaling_gpu 120 "$PY" bench/bench_scaling.py --backend cupy --max-exp "$MAX_EXP" \
     --json "$OUT/scaling_gpu.json"
 
