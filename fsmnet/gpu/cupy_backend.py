@@ -35,11 +35,16 @@ KERNELS = Path(__file__).with_name("kernels")
 NETWORK_PATHS = ("auto", "tabulated", "direct")
 
 
+def kernel_source(name: str) -> str:
+    """The CUDA C source of ``kernels/<name>.cu``, after ``kernels/common.cuh``."""
+    return (KERNELS / "common.cuh").read_text() + "\n" + (KERNELS / f"{name}.cu").read_text()
+
+
 @functools.cache
 def compiled_module(name: str) -> Any:
     import cupy
 
-    return cupy.RawModule(code=(KERNELS / f"{name}.cu").read_text(), options=("-std=c++17",))
+    return cupy.RawModule(code=kernel_source(name), options=("-std=c++17",))
 
 
 def kernel_for(module: str, name: str, shared: int) -> tuple[Any, int, int]:

@@ -13,26 +13,7 @@
 // Tables live in shared memory when they fit (use_shared), else they are read
 // from global memory (L1/L2 hold them).  Indices into the input are 64-bit.
 // Symbols are uint8 (|alphabet| <= 256) or int32; labels uint8 or int32.
-// No #include: the same file compiles under NVRTC (CuPy) and nvcc (CI).
-
-typedef unsigned char u8;
-typedef int i32;
-typedef long long i64;
-
-// Copies n entries to shared memory (or not) and returns the table to use.
-template <typename T>
-__device__ const T* stage_table(const T* __restrict__ global, i64 n, int use_shared, T* shared) {
-    if (!use_shared) return global;
-    for (i64 i = threadIdx.x; i < n; i += blockDim.x) shared[i] = global[i];
-    __syncthreads();
-    return shared;
-}
-
-// 16 uint8 symbols of one aligned 16-byte load, in memory order.
-__device__ __forceinline__ int byte_at(const uint4& v, int k) {
-    unsigned int w = k < 4 ? v.x : k < 8 ? v.y : k < 12 ? v.z : v.w;
-    return (w >> (8 * (k & 3))) & 0xff;
-}
+// common.cuh (typedefs, stage_table, byte_at) is prepended by the host.
 
 template <typename Sym>
 __device__ void cayley_summary(const i32* __restrict__ cayley_g, i32 n_elems, i32 n_sym,

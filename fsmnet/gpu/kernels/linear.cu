@@ -14,17 +14,7 @@
 //          the argmax label of readout . h (first maximum, like numpy.argmax).
 // Positive rescaling changes no argmax, and powers of two round nothing.
 
-typedef unsigned char u8;
-typedef int i32;
-typedef long long i64;
-
-template <typename T>
-__device__ const T* stage_table(const T* __restrict__ global, i64 n, int use_shared, T* shared) {
-    if (!use_shared) return global;
-    for (i64 i = threadIdx.x; i < n; i += blockDim.x) shared[i] = global[i];
-    __syncthreads();
-    return shared;
-}
+// common.cuh (typedefs, stage_table, byte_at) is prepended by the host.
 
 // v <- A v, rescaled so that its largest magnitude lies in [0.5, 1); returns the exponent.
 template <int H>

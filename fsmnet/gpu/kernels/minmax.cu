@@ -9,17 +9,7 @@
 //   (r1, s1) then (r2, s2) = (min(r1, r2), max(min(r2, s1), s2)).
 // Max and min only select values: the result is bit-identical to the CPU.
 
-typedef unsigned char u8;
-typedef int i32;
-typedef long long i64;
-
-template <typename T>
-__device__ const T* stage_table(const T* __restrict__ global, i64 n, int use_shared, T* shared) {
-    if (!use_shared) return global;
-    for (i64 i = threadIdx.x; i < n; i += blockDim.x) shared[i] = global[i];
-    __syncthreads();
-    return shared;
-}
+// common.cuh (typedefs, stage_table, byte_at) is prepended by the host.
 
 __device__ __forceinline__ u8 scalar_coord(double x, i32 k) {
     double f = floor(x);
