@@ -47,6 +47,7 @@ from fsmnet.automata import Automaton
 from fsmnet.compile.bilinear_full import one_hot_tensors
 from fsmnet.errors import NotExpressible, SpecError
 from fsmnet.nets import Network
+from fsmnet.nets.exact_linalg import row_reduce
 
 Terms = tuple[np.ndarray, np.ndarray, np.ndarray]  # U (n, R), V (k, R), Z (n, R), int64
 
@@ -59,19 +60,8 @@ _SEARCH_MAX_CELLS = 2_000
 # ------------------------------------------------------------ exact algebra
 def rational_rank(rows: list[list[int]] | np.ndarray) -> int:
     """Rank over Q by Gaussian elimination in Fractions."""
-    mat = [[Fraction(int(x)) for x in row] for row in np.asarray(rows).tolist()]
-    rank, n_cols = 0, len(mat[0]) if mat else 0
-    for col in range(n_cols):
-        pivot = next((r for r in range(rank, len(mat)) if mat[r][col] != 0), None)
-        if pivot is None:
-            continue
-        mat[rank], mat[pivot] = mat[pivot], mat[rank]
-        for r in range(rank + 1, len(mat)):
-            if mat[r][col] != 0:
-                f = mat[r][col] / mat[rank][col]
-                mat[r] = [a - f * b for a, b in zip(mat[r], mat[rank])]
-        rank += 1
-    return rank
+    mat = [[int(x) for x in row] for row in np.asarray(rows).tolist()]
+    return len(row_reduce(mat, len(mat[0]) if mat else 0)[1])
 
 
 def integer_rank_factorization(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fsmnet.errors import NetworkFileError
+from fsmnet.nets.exact_linalg import row_reduce
 from fsmnet.nets.linear import LinearRecurrence, to_fractions
 from fsmnet.nets.semantics import require_tensor
 
@@ -49,19 +50,10 @@ if TYPE_CHECKING:
 def exact_inverse(matrix: np.ndarray) -> np.ndarray:
     """Inverse of a square Fraction matrix by Gauss-Jordan elimination (exact)."""
     n = matrix.shape[0]
-    work = [[Fraction(x) for x in row] + [Fraction(int(i == j)) for j in range(n)]
-            for i, row in enumerate(matrix)]
-    for col in range(n):
-        pivot = next((r for r in range(col, n) if work[r][col] != 0), None)
-        if pivot is None:
-            raise ZeroDivisionError("singular matrix")
-        work[col], work[pivot] = work[pivot], work[col]
-        inv_p = 1 / work[col][col]
-        work[col] = [x * inv_p for x in work[col]]
-        for r in range(n):
-            if r != col and work[r][col] != 0:
-                f = work[r][col]
-                work[r] = [a - f * b for a, b in zip(work[r], work[col])]
+    work, pivots = row_reduce(
+        [list(row) + [int(i == j) for j in range(n)] for i, row in enumerate(matrix)], n)
+    if len(pivots) < n:
+        raise ZeroDivisionError("singular matrix")
     return np.array([row[n:] for row in work], dtype=object).reshape(n, n)
 
 

@@ -34,6 +34,7 @@ import numpy as np
 
 from fsmnet.automata import Automaton
 from fsmnet.nets import Network
+from fsmnet.nets.exact_linalg import row_reduce
 from fsmnet.verify.product import ProductExploration, label_map
 
 INFLATIONS = (Fraction(0), Fraction(1, 8), Fraction(1, 2), Fraction(2))
@@ -51,23 +52,9 @@ class ConeProof:
 def _solve_exact(columns: list[list[Fraction]], target: list[Fraction]) -> list[Fraction] | None:
     """A solution x of Σ x_j columns[j] = target by exact Gaussian elimination, or None."""
     rows, cols = len(target), len(columns)
-    m = [[columns[j][i] for j in range(cols)] + [target[i]] for i in range(rows)]
-    pivots: list[int] = []
-    r = 0
-    for c in range(cols):
-        p = next((i for i in range(r, rows) if m[i][c] != 0), None)
-        if p is None:
-            continue
-        m[r], m[p] = m[p], m[r]
-        inv = 1 / m[r][c]
-        m[r] = [x * inv for x in m[r]]
-        for i in range(rows):
-            if i != r and m[i][c] != 0:
-                f = m[i][c]
-                m[i] = [a - f * b for a, b in zip(m[i], m[r])]
-        pivots.append(c)
-        r += 1
-    if any(m[i][cols] != 0 for i in range(r, rows)):
+    m, pivots = row_reduce([[columns[j][i] for j in range(cols)] + [target[i]]
+                            for i in range(rows)], cols)
+    if any(m[i][cols] != 0 for i in range(len(pivots), rows)):
         return None
     x = [Fraction(0)] * cols
     for i, c in enumerate(pivots):
