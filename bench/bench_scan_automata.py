@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 from numba import njit
+from timing import best
 
 import fsmnet
 from fsmnet.gpu import evaluate
@@ -29,16 +30,6 @@ def plain_loop(delta, labels, symbols, q, out):  # pragma: no cover - jitted
         if write:
             out[t] = labels[q]
     return q
-
-
-def best(repeat, fn, *args, **kwargs):
-    """Smallest wall time of ``repeat`` calls of ``fn(*args, **kwargs)``."""
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn(*args, **kwargs)
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def automata_lib_ns_per_symbol(a, word):

@@ -15,6 +15,7 @@ import time
 
 import numpy as np
 from numba import njit
+from timing import best
 
 import fsmnet
 from fsmnet.gpu import evaluate
@@ -53,15 +54,6 @@ def plain_scalar_cascade(rtab, stab, off, dom, above, pstr, sizes, symbols, xs):
             i = off[u] + symbols[t] * dom[u] + code
             xs[u] = max(min(rtab[i], xs[u]), stab[i])
     return xs
-
-
-def best(repeat, fn, *args, **kwargs):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn(*args, **kwargs)
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def main() -> None:
