@@ -30,3 +30,9 @@ def print_json(obj: Any) -> None:
 def show_progress(json_mode: bool = False) -> bool:
     """Progress bars only on a terminal, and never with ``--json``."""
     return (not json_mode) and sys.stderr.isatty()
+
+
+def print_counterexample(c: Any) -> None:
+    """The two lines every command prints for a confirmed counterexample."""
+    print(f"counterexample: {' '.join(c.word) or '(empty word)'}")
+    print(f"  automaton says {c.expected!r}, network says {c.got!r}")

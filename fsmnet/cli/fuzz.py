@@ -6,7 +6,7 @@ import argparse
 import os
 from pathlib import Path
 
-from fsmnet.cli.common import print_json
+from fsmnet.cli.common import print_counterexample, print_json
 
 EPILOG = """\
 exit codes: 0 no counterexample found (this is NOT a proof; use 'fsmnet verify'),
@@ -79,9 +79,7 @@ def handle(args: argparse.Namespace) -> int:
         print(f"{result.message} (seed {result.seed}, words up to length "
               f"{result.max_length}, {result.words_run} words run)")
         if result.counterexample is not None:
-            c = result.counterexample
-            print(f"counterexample: {' '.join(c.word) or '(empty word)'}")
-            print(f"  automaton says {c.expected!r}, network says {c.got!r}")
+            print_counterexample(result.counterexample)
         if result.float_only:
             print(f"note: {result.float_only} float-only disagreement(s) were not "
                   "confirmed by the exact evaluator")

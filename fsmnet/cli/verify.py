@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from fsmnet.cli.common import print_json, show_progress
+from fsmnet.cli.common import print_counterexample, print_json, show_progress
 
 EPILOG = """\
 exit codes: 0 proved, 1 refuted (a confirmed counterexample is printed),
@@ -61,9 +61,7 @@ def handle(args: argparse.Namespace) -> int:
         print(f"{result.verdict} ({result.method}; {result.details.get('pairs')} pairs, "
               f"{result.details.get('network_states')} network states)")
         if result.counterexample is not None:
-            c = result.counterexample
-            print(f"counterexample: {' '.join(c.word) or '(empty word)'}")
-            print(f"  automaton says {c.expected!r}, network says {c.got!r}")
+            print_counterexample(result.counterexample)
         if "note" in result.details:
             print(f"note: {result.details['note']}")
         if "certificate_error" in result.details:
