@@ -33,8 +33,8 @@ def run_case(spec: str, arch: str) -> dict[str, object]:
 
     import fsmnet
     from fsmnet.automata import load
-    from fsmnet.verify.checker import check_certificate
-    from fsmnet.verify.verifier import verify
+    from fsmnet.proofs.checker import check_certificate
+    from fsmnet.proofs.verifier import verify
 
     automaton = load(spec).minimal()
     row: dict[str, object] = {"spec": spec, "arch": arch, "states": automaton.n_states}

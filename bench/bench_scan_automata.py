@@ -17,7 +17,7 @@ from timing import best
 
 import fsmnet
 from fsmnet.gpu import evaluate
-from fsmnet.gpu.engine import _cayley
+from fsmnet.gpu.common import cayley_table
 from fsmnet.gpu.words import word_length
 
 
@@ -62,7 +62,7 @@ def main() -> None:
         paths = ["auto", "words", "ilp", "cayley", "sequential"]
         if word_length(a.n_symbols, a.n_states) == 1:
             paths.remove("words")
-        if _cayley(a) is None:  # the monoid is too large for a table
+        if cayley_table(a) is None:  # the monoid is too large for a table
             paths = [p for p in paths if p not in ("ilp", "cayley")] + ["live"]
         for path in paths:
             evaluate(a, word[:200_000], backend="numba", path=path)  # compile and warm caches

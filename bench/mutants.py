@@ -1,9 +1,9 @@
 """Mutation campaign for the verifier (``python bench/mutants.py``; not a test).
 
-For every architecture in ``fsmnet.compile.CONSTRUCTIONS`` and every family
+For every architecture in ``fsmnet.constructions.CONSTRUCTIONS`` and every family
 below where compilation succeeds, the compiled network is mutated: one entry
 of a weight tensor, of the readout, or of the initial state is set to another
-value.  Each mutant is verified (``fsmnet.verify.verifier.verify``) and the
+value.  Each mutant is verified (``fsmnet.proofs.verifier.verify``) and the
 verdict is checked independently:
 
 * ``refuted``: the counterexample is re-run with the exact reference
@@ -119,10 +119,10 @@ def mutants(net: Any, rng: np.random.Generator, per_kind: int) -> list[tuple[str
 def check_mutant(automaton: Any, mutant: Any, max_len: int) -> dict[str, Any]:
     """Verify one mutant and check the verdict independently."""
     from fsmnet.errors import FsmnetError
-    from fsmnet.verify.certificate import build_certificate
-    from fsmnet.verify.checker import CertificateError, check_certificate
-    from fsmnet.verify.product import explore_product
-    from fsmnet.verify.verifier import verify
+    from fsmnet.proofs.certificate import build_certificate
+    from fsmnet.proofs.checker import CertificateError, check_certificate
+    from fsmnet.proofs.product import explore_product
+    from fsmnet.proofs.verifier import verify
 
     result = verify(automaton, mutant, max_states=MAX_STATES)
     row: dict[str, Any] = {"verdict": result.verdict, "method": result.method}
@@ -153,7 +153,7 @@ def campaign(archs: list[str], families: list[str], per_kind: int, seed: int,
     import fsmnet
     from fsmnet.automata import load
     from fsmnet.errors import FsmnetError
-    from fsmnet.verify.verifier import align_alphabet
+    from fsmnet.nets.alignment import align_alphabet
 
     rng = np.random.default_rng(seed)
     records = []
@@ -239,7 +239,7 @@ def bar_chart(table: dict[str, Counter], path: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from fsmnet.compile import CONSTRUCTIONS
+    from fsmnet.constructions import CONSTRUCTIONS
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--per-kind", type=int, default=6, help="mutants per kind per network")

@@ -7,8 +7,8 @@ import numpy as np
 
 import fsmnet
 from fsmnet.gpu import evaluate
-from fsmnet.verify.expressivity import expressivity
-from fsmnet.verify.verifier import verify
+from fsmnet.decide.expressivity import expressivity
+from fsmnet.proofs.verifier import verify
 
 # 1. An automaton: a built-in family (or a JSON/YAML spec file, see docs/spec-format.md).
 automaton = fsmnet.load("modadd:5")

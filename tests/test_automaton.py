@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from fsmnet.automata import Automaton
 from fsmnet.errors import SpecError
-from fsmnet.verify.strategies import automata, words_for
+from fsmnet.testing.strategies import automata, words_for
 
 
 def _toy() -> Automaton:

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fsmnet
-from fsmnet.compile.bilinear_cp import integer_rank_factorization
+from fsmnet.constructions.bilinear_cp import integer_rank_factorization
 from fsmnet.errors import NotExpressible, SpecError
 
 

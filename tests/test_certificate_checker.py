@@ -11,8 +11,8 @@ import pytest
 import fsmnet
 from fsmnet.automata import Automaton
 from fsmnet.cli import main
-from fsmnet.verify.checker import CertificateError, check_certificate
-from fsmnet.verify.verifier import verify
+from fsmnet.proofs.checker import CertificateError, check_certificate
+from fsmnet.proofs.verifier import verify
 
 
 @pytest.fixture()
@@ -81,7 +81,7 @@ def test_cli_check_exit_codes(proved, tmp_path, capsys) -> None:
 
 
 def test_checker_imports_nothing_from_fsmnet() -> None:
-    import fsmnet.verify.checker as checker
+    import fsmnet.proofs.checker as checker
 
     source = open(checker.__file__, encoding="utf-8").read()
     assert not re.search(r"^\s*(from|import)\s+fsmnet", source, re.MULTILINE)

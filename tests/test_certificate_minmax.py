@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 import fsmnet
 from fsmnet.automata import Automaton, load
 from fsmnet.cli import main
-from fsmnet.verify import checker
-from fsmnet.verify.checker import CertificateError, check_certificate
-from fsmnet.verify.strategies import automata
-from fsmnet.verify.verifier import verify
+from fsmnet.proofs import checker
+from fsmnet.proofs.checker import CertificateError, check_certificate
+from fsmnet.proofs.verifier import verify
+from fsmnet.testing.strategies import automata
 
 # (family, arch): a matrix-unit cascade (modcount:3, a cyclic group), scalar
 # cascades (latch:3, starfree), a mixed cascade (random), dense networks.
@@ -135,9 +135,9 @@ def test_any_edited_state_entry_is_rejected(a: Automaton, arch: str, data) -> No
     a = a.minimal()
     net = fsmnet.compile(a, arch)
     exploration_cert = {}
-    from fsmnet.verify.certificate import build_certificate
-    from fsmnet.verify.product import explore_product
-    from fsmnet.verify.verifier import align_alphabet
+    from fsmnet.nets.alignment import align_alphabet
+    from fsmnet.proofs.certificate import build_certificate
+    from fsmnet.proofs.product import explore_product
 
     m = align_alphabet(a, net)
     exploration = explore_product(net, m)
@@ -165,7 +165,7 @@ def test_checker_models_agree_with_the_network_semantics(a: Automaton, arch, dat
     idx = tuple(data.draw(st.integers(0, d - 1)) for d in arr.shape)
     arr[idx] = data.draw(st.sampled_from([0.0, 0.5, 1.0, 2.5, 3.0, -1.0]))
     net = net.with_params(**{name: arr})
-    from fsmnet.verify.certificate import network_model
+    from fsmnet.proofs.certificate import network_model
 
     model_json = network_model(net)
     build = checker.MODELS[model_json["type"]]

@@ -10,7 +10,7 @@ from bilinear_helpers import expected_trace
 
 import fsmnet
 from fsmnet.cli import main
-from fsmnet.compile import CONSTRUCTIONS
+from fsmnet.constructions import CONSTRUCTIONS
 from fsmnet.nets import load_network
 
 

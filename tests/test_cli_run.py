@@ -6,7 +6,7 @@ import numpy as np
 
 import fsmnet
 from fsmnet.cli import main
-from fsmnet.cli.run import run_checked
+from fsmnet.gpu.checked import run_checked
 
 
 def test_run_json_schema_and_perfect_accuracy(capsys) -> None:

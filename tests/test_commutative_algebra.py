@@ -17,7 +17,7 @@ from fsmnet.algebra.commutative import (
 )
 from fsmnet.automata import Automaton
 from fsmnet.errors import SpecError
-from fsmnet.verify.strategies import automata
+from fsmnet.testing.strategies import automata
 
 
 def counter_product(specs: list[tuple[int, int]], labels: list[int]) -> Automaton:

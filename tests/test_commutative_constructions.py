@@ -19,7 +19,7 @@ from test_commutative_algebra import commutative_machines, counter_product
 import fsmnet
 from fsmnet.algebra.commutative import commutation_witness, count_table
 from fsmnet.automata import Automaton
-from fsmnet.compile.commutative import letter_weights
+from fsmnet.constructions.commutative import letter_weights
 from fsmnet.errors import NetworkFileError, NotExpressible, SpecError
 from fsmnet.nets import Network, load_network
 from fsmnet.nets.cyclotomic import cyclotomic_field

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 import fsmnet
 from fsmnet.nets import Network
-from fsmnet.verify.checker import CertificateError, check_certificate
-from fsmnet.verify.verifier import verify
+from fsmnet.proofs.checker import CertificateError, check_certificate
+from fsmnet.proofs.verifier import verify
 
 
 def leaky(spec: str, leak: float = 0.125, decay: float = 0.5) -> tuple:

@@ -20,7 +20,7 @@ import fsmnet
 from fsmnet.errors import SpecError
 from fsmnet.gpu import evaluate
 from fsmnet.nets.evaluate import reference_trace
-from fsmnet.verify.strategies import automata
+from fsmnet.testing.strategies import automata
 
 pytestmark = needs_gxx
 

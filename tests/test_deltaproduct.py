@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fsmnet.automata import Automaton, load
-from fsmnet.compile import compile_automaton
-from fsmnet.compile.deltaproduct import letter_period, n_h_lower_bound
+from fsmnet.constructions import compile_automaton
+from fsmnet.constructions.deltaproduct import letter_period, n_h_lower_bound
 from fsmnet.errors import NetworkFileError
 from fsmnet.nets.network import Network, load_network
 

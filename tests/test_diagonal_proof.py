@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import fsmnet
 from fsmnet.automata import Automaton
 from fsmnet.errors import NotExpressible
-from fsmnet.verify.verifier import verify
+from fsmnet.proofs.verifier import verify
 
 
 @st.composite

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import fsmnet
 from fsmnet.errors import BackendUnavailable, SpecError
 from fsmnet.gpu import cuda_available, evaluate
-from fsmnet.verify.strategies import automata
+from fsmnet.testing.strategies import automata
 
 PATHS = ("sequential", "words", "ilp", "cayley", "live")
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import fsmnet
 from fsmnet.gpu import evaluate
 from fsmnet.nets.evaluate import reference_trace
-from fsmnet.verify.strategies import automata
+from fsmnet.testing.strategies import automata
 
 distributed = pytest.importorskip("distributed")
 

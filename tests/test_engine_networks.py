@@ -17,7 +17,7 @@ import fsmnet
 from fsmnet.gpu import evaluate
 from fsmnet.nets.evaluate import reference_trace
 from fsmnet.nets.minmax_cascade import levelwise_label_trace
-from fsmnet.verify.strategies import networks
+from fsmnet.testing.strategies import networks
 
 
 def same_state(a, b):
@@ -132,7 +132,7 @@ def test_bilinear_streaming_two_pieces():
 def test_levelwise_runs_matrix_units_but_auto_waits_for_threads(monkeypatch):
     """A matrix unit of k values costs k^3 a symbol in the levelwise scan (k^2 sequential):
     'auto' picks it only with at least 2k threads."""
-    import fsmnet.gpu.engine as engine
+    import fsmnet.gpu.numba_backend as engine
 
     a = fsmnet.load("cyclic:3")
     net = fsmnet.compile(a, "minmax-cascade")

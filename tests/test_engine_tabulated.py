@@ -10,7 +10,7 @@ import fsmnet
 from fsmnet.errors import NotExpressible, SpecError
 from fsmnet.gpu import evaluate
 from fsmnet.gpu.tabulate import tabulate
-from fsmnet.verify.strategies import automata
+from fsmnet.testing.strategies import automata
 
 ARCHS = ("bilinear-full", "minmax-dense", "minmax-cascade", "deltaproduct")
 

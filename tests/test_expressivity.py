@@ -13,10 +13,10 @@ from hypothesis import given, settings
 
 from fsmnet.automata import Automaton
 from fsmnet.cli import main
-from fsmnet.verify.checker import CertificateError, check_certificate
-from fsmnet.verify.expressivity import expressivity, witness_certificate
-from fsmnet.verify.strategies import automata
-from fsmnet.verify.witness import equal_counts_witness, unsettled_powers_witness
+from fsmnet.decide.expressivity import expressivity, witness_certificate
+from fsmnet.decide.witness import equal_counts_witness, unsettled_powers_witness
+from fsmnet.proofs.checker import CertificateError, check_certificate
+from fsmnet.testing.strategies import automata
 
 
 def _brute_noncommutative(m: Automaton, max_len: int = 4) -> bool:

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fsmnet.automata import Automaton, load
-from fsmnet.compile import compile_automaton
+from fsmnet.constructions import compile_automaton
 from fsmnet.errors import NetworkFileError, NotExpressible
 from fsmnet.nets.fixed_point import (
     FIXED_POINT,

@@ -16,8 +16,8 @@ from fsmnet.automata import Automaton
 from fsmnet.cli import main
 from fsmnet.errors import SpecError
 from fsmnet.nets import Network
-from fsmnet.verify.fuzz import fuzz
-from fsmnet.verify.strategies import automata
+from fsmnet.testing.fuzz import fuzz
+from fsmnet.testing.strategies import automata
 
 PARITY = Automaton(delta=np.array([[1, 0], [0, 1]]), symbols=("a", "b"), initial=0,
                    outputs=(True, False))

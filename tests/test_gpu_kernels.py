@@ -26,7 +26,7 @@ from fsmnet.errors import SpecError
 from fsmnet.gpu import cuda_available, evaluate
 from fsmnet.gpu.cupy_backend import KERNELS, expected_kernels, kernel_source
 from fsmnet.nets.evaluate import reference_trace
-from fsmnet.verify.strategies import automata
+from fsmnet.testing.strategies import automata
 
 NVCC = shutil.which("nvcc")
 SOURCES = sorted(KERNELS.glob("*.cu"))

@@ -3,8 +3,8 @@
 import json
 
 from fsmnet.cli import main
-from fsmnet.verify.checker import check_certificate
-from fsmnet.verify.hierarchy import build_hierarchy, to_markdown
+from fsmnet.decide.hierarchy import build_hierarchy, to_markdown
+from fsmnet.proofs.checker import check_certificate
 
 
 def test_small_table_cells_and_runs() -> None:

@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 
 from fsmnet.automata import Automaton, distinguishing_word, equivalent, is_minimal, minimize
-from fsmnet.verify.strategies import automata
+from fsmnet.testing.strategies import automata
 
 
 def _brute_equivalent_states(a: Automaton, p: int, q: int) -> bool:

@@ -17,13 +17,13 @@ from hypothesis import given, settings
 import fsmnet
 from fsmnet.algebra.monoid import TransitionMonoid
 from fsmnet.automata import Automaton
-from fsmnet.compile import compile_automaton
-from fsmnet.compile.minmax_cascade import NotAperiodic
+from fsmnet.constructions import compile_automaton
+from fsmnet.constructions.minmax_cascade import NotAperiodic
 from fsmnet.errors import NetworkFileError, NotExpressible
 from fsmnet.nets import Network, load_network
 from fsmnet.nets.minmax import affine_step, scalar_step
 from fsmnet.nets.minmax_cascade import levelwise_label_trace
-from fsmnet.verify.strategies import automata
+from fsmnet.testing.strategies import automata
 
 APERIODIC = ["flipflop", "starfree", "latch:3", "contains:aba", "induction:2"]
 CYCLIC = ["parity", "modadd:3", "symmetric:3", "shellgame:3"]

@@ -11,10 +11,10 @@ from hypothesis import given, settings
 
 import fsmnet
 from fsmnet.automata import Automaton
-from fsmnet.compile import compile_automaton
+from fsmnet.constructions import compile_automaton
 from fsmnet.errors import NetworkFileError
 from fsmnet.nets import Network, load_network
-from fsmnet.verify.strategies import automata
+from fsmnet.testing.strategies import automata
 
 FAMILIES = ["parity", "modadd:5", "symmetric:3", "flipflop", "latch:3", "starfree",
             "contains:aba", "random:n=12,k=3,seed=4,classes=3"]

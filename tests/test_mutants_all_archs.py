@@ -14,9 +14,10 @@ import pytest
 
 import fsmnet
 from fsmnet.automata import Automaton, load
-from fsmnet.compile import CONSTRUCTIONS
+from fsmnet.constructions import CONSTRUCTIONS
 from fsmnet.errors import FsmnetError
-from fsmnet.verify.verifier import align_alphabet, verify
+from fsmnet.nets.alignment import align_alphabet
+from fsmnet.proofs.verifier import verify
 
 _spec = importlib.util.spec_from_file_location(
     "bench_mutants", pathlib.Path(__file__).parents[1] / "bench" / "mutants.py")

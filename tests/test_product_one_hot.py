@@ -7,8 +7,8 @@ from hypothesis import strategies as st
 
 import fsmnet
 from fsmnet.automata import Automaton
-from fsmnet.verify.product import explore_product, one_hot_model
-from fsmnet.verify.strategies import automata
+from fsmnet.proofs.product import explore_product, one_hot_model
+from fsmnet.testing.strategies import automata
 
 
 @settings(deadline=None, max_examples=60)

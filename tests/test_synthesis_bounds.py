@@ -3,12 +3,12 @@
 from fractions import Fraction
 
 import fsmnet
-from fsmnet.verify.bounds import (
+from fsmnet.decide.bounds import (
     alternations,
     diagonal_channels_lower_bound,
     scalar_cascade_levels_lower_bound,
 )
-from fsmnet.verify.synthesis import real_diagonal_counter, rotation_counter
+from fsmnet.decide.synthesis import real_diagonal_counter, rotation_counter
 
 
 def test_no_one_channel_real_diagonal_net_counts_mod_3() -> None:

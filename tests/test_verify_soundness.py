@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 import fsmnet
 from fsmnet.automata import Automaton
-from fsmnet.verify.strategies import automata
-from fsmnet.verify.verifier import verify
+from fsmnet.proofs.verifier import verify
+from fsmnet.testing.strategies import automata
 
 MUTANT_VALUES = (0.0, 1.0, 0.5, -1.0, 2.0, 1e-9)
 

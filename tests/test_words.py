@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fsmnet.gpu.words import monoid_element, run_words, word_images, word_labels, word_length
-from fsmnet.verify.strategies import automata
+from fsmnet.testing.strategies import automata
 
 
 @settings(max_examples=40, deadline=None)
@@ -48,9 +48,9 @@ def test_word_length_keeps_tables_small():
 @given(a=automata(max_states=5, max_symbols=3), data=st.data())
 def test_monoid_element_equals_the_cayley_walk(a, data):
     """The element reached m symbols a lookup, against one Cayley lookup a symbol."""
-    from fsmnet.gpu.engine import _cayley
+    from fsmnet.gpu.common import cayley_table
 
-    cayley, elements, identity = _cayley(a)
+    cayley, elements, identity = cayley_table(a)
     m = data.draw(st.sampled_from([2, 4, 8]))
     word = np.array(data.draw(st.lists(st.integers(0, a.n_symbols - 1), max_size=50)),
                     dtype=np.uint8)

@@ -219,7 +219,7 @@ class Automaton:
 
     def run(self, word: Iterable[int] | np.ndarray, start: int | None = None) -> int:
         """State reached from ``start`` (default: the initial state) on a word of indices."""
-        q = self._start(start)
+        q = self.start_state(start)
         d = self._delta
         for a in np.asarray(list(word) if not isinstance(word, np.ndarray) else word,
                             dtype=np.int64):
@@ -228,7 +228,7 @@ class Automaton:
 
     def trace(self, word: Iterable[int] | np.ndarray, start: int | None = None) -> np.ndarray:
         """States after each prefix of the word, the empty prefix included (length n+1)."""
-        q = self._start(start)
+        q = self.start_state(start)
         w = np.asarray(list(word) if not isinstance(word, np.ndarray) else word, dtype=np.int64)
         out = np.empty(len(w) + 1, dtype=np.int64)
         out[0] = q
@@ -346,8 +346,22 @@ class Automaton:
     def _src(self) -> str:
         return f"<automaton {self._name}>" if self._name else "<automaton>"
 
-    def _start(self, start: int | None) -> int:
+    def start_state(self, start: int | None = None) -> int:
+        """The state a run begins in: ``start`` when given (range-checked), else q0.
+
+        Raises
+        ------
+        SpecError
+            For a ``start`` that is not a state index, or when neither ``start``
+            nor an initial state is there.
+        """
         if start is not None:
+            if isinstance(start, (bool, np.bool_)) or not isinstance(start, (int, np.integer)):
+                raise SpecError("start must be a state index", source=self._src(),
+                                field="start", value=start)
+            if not 0 <= int(start) < self.n_states:
+                raise SpecError(f"start state out of range 0..{self.n_states - 1}",
+                                source=self._src(), field="start", value=int(start))
             return int(start)
         if self._initial is None:
             raise SpecError("a semiautomaton has no initial state: pass start=",

@@ -6,7 +6,7 @@ import argparse
 import json
 
 EPILOG = """\
-The checker (fsmnet/verify/checker.py) imports nothing from the prover and
+The checker (fsmnet/proofs/checker.py) imports nothing from the prover and
 re-derives every transition and readout of the certificate in exact
 rationals. exit codes: 0 valid, 1 invalid claim, 2 unreadable input.
 
@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     from fsmnet.errors import FsmnetError
-    from fsmnet.verify.checker import CertificateError, check_certificate
+    from fsmnet.proofs.checker import CertificateError, check_certificate
 
     try:
         with open(args.cert, encoding="utf-8") as handle:

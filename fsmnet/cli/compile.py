@@ -10,23 +10,6 @@ from typing import Any
 
 from fsmnet.errors import NotExpressible, SpecError
 
-# One line per architecture for --help (DESIGN.md §4 has the details).
-ARCH_HELP: dict[str, str] = {
-    "bilinear-full": "h = A(x) h with a dense 3-way tensor; any automaton (one-hot, H = n)",
-    "bilinear-cp": "A(x) = U diag(Vᵀx) Zᵀ; exact CP factors (options: rank, bounds, search, "
-                   "search_seconds)",
-    "bilinear-block": "block-diagonal A(x), one block per direct-product factor "
-                      "(options: max_states, max_congruences)",
-    "bilinear-r2": "2×2 rotation-scaling blocks; commutative languages only",
-    "bilinear-real-diag": "real diagonal; commutative languages with periods ≤ 2",
-    "bilinear-positive-diag": "positive diagonal (Mamba-like); commutative, aperiodic counts",
-    "deltaproduct": "products of generalized Householder reflections",
-    "fixed-point": "dense A reached as a fixed point of a diagonal RNN; permutation letters",
-    "minmax-dense": "max-min recurrence over Boolean one-hot matrices; any automaton",
-    "minmax-cascade": "holonomy cascade of MinMax units",
-    "minmax-scalar": "cascade of scalar MinMax units; star-free (aperiodic) languages only",
-}
-
 _EPILOG = """\
 architectures:
 {archs}
@@ -73,7 +56,7 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
 
 def _handle(args: argparse.Namespace) -> int:
     from fsmnet.cli.common import print_json
-    from fsmnet.compile import compile_automaton
+    from fsmnet.constructions import compile_automaton
 
     options = parse_options(args.option or [])
     try:
@@ -97,16 +80,16 @@ def _handle(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     """Add the ``compile`` sub-command."""
-    from fsmnet.compile import CONSTRUCTIONS
+    from fsmnet import archs as registry
 
-    archs = "\n".join(f"  {a:<24}{ARCH_HELP.get(a, '')}" for a in CONSTRUCTIONS)
+    archs = "\n".join(f"  {r.id:<24}{r.summary}" for r in registry.records())
     parser = subparsers.add_parser(
         "compile", help="compile an automaton into exact network weights",
         description="Compile SPEC (minimized first) into exact weights for an architecture "
                     "and save them as a .safetensors file (docs/formats.md).",
         epilog=_EPILOG.format(archs=archs), formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("spec", metavar="SPEC", help="spec file or built-in family")
-    parser.add_argument("--arch", required=True, choices=list(CONSTRUCTIONS), metavar="ID",
+    parser.add_argument("--arch", required=True, choices=list(registry.ids()), metavar="ID",
                         help="architecture id (listed below)")
     parser.add_argument("-o", "--output", required=True, metavar="NET.safetensors",
                         help="where to write the network")

@@ -21,14 +21,15 @@ examples:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from fsmnet.verify.expressivity import CLASSES
+    from fsmnet import archs as registry
 
     p = sub.add_parser("expressivity", help="decide which architectures can track an automaton",
                        description=__doc__, epilog=EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("spec", metavar="SPEC")
-    p.add_argument("--arch", action="append", metavar="ID",
-                   help=f"architecture class (repeatable; default all: {', '.join(CLASSES)})")
+    p.add_argument("--arch", action="append", metavar="ID", choices=list(registry.ids()),
+                   help="architecture class (repeatable; default: all of "
+                        f"{', '.join(registry.ids())})")
     p.add_argument("--witness-dir", metavar="DIR",
                    help="write each impossibility witness as DIR/<arch>.json")
     p.add_argument("--json", action="store_true")
@@ -39,9 +40,9 @@ def handle(args: argparse.Namespace) -> int:
     import json
     import os
 
-    from fsmnet.verify.expressivity import CLASSES, expressivity
+    from fsmnet.decide.expressivity import expressivity
 
-    results = expressivity(args.spec, args.arch or CLASSES)
+    results = expressivity(args.spec, args.arch)
     if args.witness_dir:
         os.makedirs(args.witness_dir, exist_ok=True)
         for r in results:

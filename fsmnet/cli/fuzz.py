@@ -64,7 +64,7 @@ def handle(args: argparse.Namespace) -> int:
     from hypothesis.configuration import set_hypothesis_home_dir
 
     from fsmnet.nets import load_network
-    from fsmnet.verify.fuzz import fuzz
+    from fsmnet.testing.fuzz import fuzz
 
     set_hypothesis_home_dir(_hypothesis_home())
     net = load_network(args.net)

@@ -20,6 +20,8 @@ examples:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    from fsmnet import archs as registry
+
     p = sub.add_parser("hierarchy", help="the architecture × task table (proved / refuted)",
                        description=__doc__, epilog=EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -27,7 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="random-word length for the runs of the ✓ cells (0: skip)")
     p.add_argument("--task", action="append", metavar="SPEC",
                    help="tasks to use instead of the built-in suite (repeatable)")
-    p.add_argument("--arch", action="append", metavar="ID", help="architectures (repeatable)")
+    p.add_argument("--arch", action="append", metavar="ID", choices=list(registry.ids()),
+                   help="architectures (repeatable; default: every registered one)")
     p.add_argument("--markdown", action="store_true", help="print a Markdown table")
     p.add_argument("--plot", metavar="PNG", help="also draw the table as a heat map")
     p.add_argument("--json", action="store_true")
@@ -35,11 +38,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from fsmnet.verify.expressivity import CLASSES
-    from fsmnet.verify.hierarchy import TASKS, build_hierarchy, to_markdown
+    from fsmnet import archs as registry
+    from fsmnet.decide.hierarchy import TASKS, build_hierarchy, to_markdown
 
     tasks = [(t, t) for t in args.task] if args.task else list(TASKS)
-    archs = args.arch or list(CLASSES)
+    archs = args.arch or list(registry.ids())
     bar = None
     if show_progress(args.json):
         from tqdm import tqdm
@@ -55,7 +58,7 @@ def handle(args: argparse.Namespace) -> int:
     if bar is not None:
         bar.close()
     if args.plot:
-        from fsmnet.verify.hierarchy_plot import plot_hierarchy
+        from fsmnet.decide.hierarchy_plot import plot_hierarchy
 
         plot_hierarchy(table, args.plot)
     if args.json:

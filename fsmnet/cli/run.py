@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import argparse
 import time
-from dataclasses import dataclass
-
-import numpy as np
 
 from fsmnet.cli.common import print_json, show_progress
 
@@ -21,18 +18,6 @@ examples:
   fsmnet run parity --arch bilinear-full --length 10000000
   fsmnet run modadd:5 --net net.safetensors --length 1e9 --backend numba --json
 """
-
-
-@dataclass(frozen=True)
-class RunResult:
-    """The ``run --json`` contract (DESIGN §7), plus what ran."""
-
-    length: int
-    backend: str
-    accuracy: float | None
-    seconds: float
-    symbols_per_second: float
-    path: str = ""
 
 
 def _length(text: str) -> int:
@@ -63,74 +48,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=handle)
 
 
-def run_checked(spec: str, *, length: int, net_path: str | None = None,
-                arch: str | None = None, backend: str = "auto", seed: int = 0,
-                piece: int = 1 << 24, progress: bool = False) -> RunResult:
-    """Run the automaton (and a network, when given) on a random word; see ``EPILOG``."""
-    import fsmnet
-    from fsmnet.compile import compile_automaton
-    from fsmnet.gpu import evaluate
-    from fsmnet.verify.product import label_map
-    from fsmnet.verify.verifier import align_alphabet
-
-    automaton = fsmnet.load(spec)
-    if automaton.is_semiautomaton:
-        automaton = automaton.replace(initial=0 if automaton.initial is None else
-                                      automaton.initial)
-    net = None
-    if net_path is not None:
-        net = fsmnet.load_network(net_path)
-    elif arch is not None:
-        net = compile_automaton(automaton, arch)
-    if net is not None:
-        automaton = align_alphabet(automaton, net)
-        to_auto = np.array(label_map(net, automaton), dtype=np.int64)
-    dtype = np.uint8 if automaton.n_symbols <= 256 else np.int64
-    # Warm up first (imports, JIT caches, device kernels, tables) on a word of the same
-    # size class, so that the seconds reported measure the run and not the start-up.
-    warm = np.zeros(min(length, piece, 1 << 17), dtype=dtype)
-    evaluate(automaton, warm, backend=backend, outputs="last" if net is None else "all")
-    if net is not None:
-        evaluate(net, warm, backend=backend, outputs="all")
-    rng = np.random.default_rng(seed)
-    q, h = automaton.initial, None
-    correct, seconds, done = 0, 0.0, 0
-    used_backend, used_path = backend, ""
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=length, unit="sym", unit_scale=True, leave=False)
-    while done < length:
-        size = min(piece, length - done)
-        word = rng.integers(0, automaton.n_symbols, size=size, dtype=dtype)
-        if net is None:
-            res = evaluate(automaton, word, backend=backend, outputs="last", start=q)
-            q = res.state
-            seconds += res.seconds
-            used_backend, used_path = res.backend, res.path
-        else:
-            want = evaluate(automaton, word, backend=backend, outputs="all", start=q)
-            q = want.state
-            got = evaluate(net, word, backend=backend, outputs="all", start=h)
-            h = got.state
-            assert got.outputs is not None and want.outputs is not None
-            correct += int(np.count_nonzero(to_auto[got.outputs] == want.outputs))
-            seconds += got.seconds
-            used_backend, used_path = got.backend, got.path
-        done += size
-        if bar is not None:
-            bar.update(size)
-    if bar is not None:
-        bar.close()
-    return RunResult(length=length, backend=used_backend,
-                     accuracy=None if net is None else correct / length,
-                     seconds=seconds, symbols_per_second=length / max(seconds, 1e-12),
-                     path=used_path)
-
-
 def handle(args: argparse.Namespace) -> int:
     begin = time.perf_counter()
+    from fsmnet.gpu.checked import run_checked
+
     result = run_checked(args.spec, length=args.length, net_path=args.net, arch=args.arch,
                          backend=args.backend, seed=args.seed, piece=args.piece,
                          progress=show_progress(args.json))

@@ -38,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     from fsmnet.nets import load_network
-    from fsmnet.verify.verifier import verify
+    from fsmnet.proofs.verifier import verify
 
     net = load_network(args.net)
     bar = None

@@ -62,12 +62,12 @@ def word_table(delta: np.ndarray, width: int, m: int) -> np.ndarray:
 def _tables(a: Automaton, path: str) -> _Tables:
     import cupy
 
-    from fsmnet.gpu.engine import _cayley
+    from fsmnet.gpu.common import cayley_table
 
     if path not in ("auto", "cayley", "live"):
         raise SpecError("cupy automaton paths are auto, cayley and live", source="<evaluate>",
                         field="path", value=path)
-    table = None if path == "live" else _cayley(a)
+    table = None if path == "live" else cayley_table(a)
     if path == "cayley" and table is None:
         raise SpecError("the transition monoid is too large for a Cayley table",
                         source="<evaluate>", field="path", value=path)
@@ -152,7 +152,7 @@ def run_automaton(a: Automaton, arr: Any, outputs: str, start: Any, chunk: int |
     import cupy
 
     t = _tables(a, path)
-    q = int(a._start(start))
+    q = int(a.start_state(start))
     result = host_labels(len(arr), outputs, len(a.labels))
     out_kind = "u8" if len(a.labels) <= 256 else "i32"
     for begin, piece in pieces(arr):

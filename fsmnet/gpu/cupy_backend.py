@@ -81,7 +81,7 @@ def device_symbols(piece: Any, n_symbols: int) -> tuple[Any, str]:
 
 
 def check_device_symbols(arr: Any, n_symbols: int) -> None:
-    """The checks ``_symbols_array`` makes on the host, made on the device (two reductions)."""
+    """The checks ``symbols_array`` makes on the host, made on the device (two reductions)."""
     if arr.ndim != 1 or arr.dtype.kind not in "iu":
         raise SpecError("symbols must be a 1-D integer array of symbol indices",
                         source="<evaluate>", field="symbols",
@@ -100,7 +100,7 @@ def pieces(arr: Any) -> Any:
 def host_labels(n: int, outputs: str, n_labels: int) -> np.ndarray | None:
     """The host array for the labels: the narrowest integer type that holds them, like
     the Numba backend's, since copying 10^9 labels back is what bounds outputs="all"."""
-    from fsmnet.gpu.engine import label_dtype
+    from fsmnet.gpu.common import label_dtype
 
     return np.empty(n, dtype=label_dtype(n_labels)) if outputs == "all" else None
 
@@ -109,14 +109,15 @@ def host_labels(n: int, outputs: str, n_labels: int) -> np.ndarray | None:
 def evaluate_cupy(model: Any, symbols: Any, *, outputs: str, start: Any, chunk: int | None,
                   path: str) -> tuple[Any, Any, str]:
     """The CuPy backend behind :func:`fsmnet.gpu.evaluate` (same contract as the others)."""
-    from fsmnet.gpu.engine import _evaluate_numba, _symbols_array
+    from fsmnet.gpu.common import symbols_array
+    from fsmnet.gpu.numba_backend import evaluate_numba
 
     n_symbols = model.n_symbols if isinstance(model, Automaton) else len(model.symbols)
     if is_cupy(symbols):
         check_device_symbols(symbols, n_symbols)
         arr = symbols
     else:
-        arr = _symbols_array(symbols, n_symbols)
+        arr = symbols_array(symbols, n_symbols)
     from fsmnet.gpu.cupy_automaton import run_automaton
     from fsmnet.gpu.cupy_networks import cascade_fits, padded, run_cascade, run_linear
 
@@ -141,7 +142,7 @@ def evaluate_cupy(model: Any, symbols: Any, *, outputs: str, start: Any, chunk: 
         if cascade_fits(pack_cascade(model)):
             return run_cascade(model, arr, outputs, start, chunk)
     host = arr.get() if is_cupy(arr) else arr  # type: ignore[union-attr]
-    out, state, _ = _evaluate_numba(model, host, outputs=outputs, start=start, chunk=chunk,
+    out, state, _ = evaluate_numba(model, host, outputs=outputs, start=start, chunk=chunk,
                                     path="auto")
     return out, state, "host-sequential"
 
@@ -163,7 +164,7 @@ def _tabulated(net: Any, arr: Any, outputs: str, start: Any, chunk: int | None,
                             value="tabulated")
         return None
     out, q, inner = run_automaton(table.automaton, arr, outputs, q0, chunk, "auto")
-    from fsmnet.gpu.engine import label_dtype
+    from fsmnet.gpu.common import label_dtype
 
     labels = table.labels.astype(label_dtype(len(net.labels)))
     return (None if out is None else labels[out]), table.states[q], f"tabulated-{inner}"

@@ -170,9 +170,9 @@ def _chase_block(block: Any, net: Any, state: Any, want: str) -> tuple[Any, Any]
         out, new, _ = evaluate_cupy(net, block, outputs=want, start=state, chunk=None,
                                     path="direct")
         return out, new
-    from fsmnet.gpu.engine import _evaluate_numba
+    from fsmnet.gpu.numba_backend import evaluate_numba
 
-    out, new, _ = _evaluate_numba(net, block, outputs=want, start=state, chunk=None,
+    out, new, _ = evaluate_numba(net, block, outputs=want, start=state, chunk=None,
                                   path="sequential")
     return out, new
 
@@ -197,7 +197,7 @@ def _evaluate(model: Any, symbols: Any, *, outputs: str, start: Any, chunk: int 
     import dask.array as da
 
     from fsmnet.errors import SpecError
-    from fsmnet.gpu.engine import _symbols_array
+    from fsmnet.gpu.common import symbols_array
 
     n_symbols = model.n_symbols if isinstance(model, Automaton) else len(model.symbols)
     lazy = isinstance(symbols, da.Array)
@@ -207,7 +207,7 @@ def _evaluate(model: Any, symbols: Any, *, outputs: str, start: Any, chunk: int 
                             source="<evaluate>", field="symbols", value=str(symbols.dtype))
         arr = symbols
     else:
-        host = _symbols_array(symbols, n_symbols)
+        host = symbols_array(symbols, n_symbols)
         arr = da.from_array(host, chunks=chunk or min(DEFAULT_BLOCK, max(1, len(host))))
     if path not in ("auto", "blocks", "chase"):
         raise SpecError("dask paths are auto, blocks and chase", source="<evaluate>",
@@ -261,14 +261,14 @@ def _automaton(a: Automaton, arr: Any, blocks: list[Any], lengths: list[int], ou
                start: Any, lazy: bool) -> tuple[Any, Any, str]:
     import dask
 
-    from fsmnet.gpu.engine import _cayley
+    from fsmnet.gpu.common import cayley_table
 
     delta = np.ascontiguousarray(a.delta)
-    table = _cayley(a) if a.n_states > 1 else None
+    table = cayley_table(a) if a.n_states > 1 else None
     summary = dask.delayed(_summary_automaton, pure=True)
     maps = dask.compute(*[summary(b, table, delta, a) for b in blocks])
     starts = []
-    q = int(a._start(start))
+    q = int(a.start_state(start))
     for m in maps:  # phase 2 on the client: one gather per block
         starts.append(q)
         q = int(m[q])

@@ -2,10 +2,9 @@
 
 from fsmnet.nets.evaluate import reference_labels, reference_trace
 from fsmnet.nets.network import FORMAT_VERSION, Network, load_network
-from fsmnet.nets.semantics import ARCHITECTURES, semantics_for
+from fsmnet.nets.semantics import semantics_for
 
 __all__ = [
-    "ARCHITECTURES",
     "FORMAT_VERSION",
     "Network",
     "load_network",

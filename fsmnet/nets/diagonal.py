@@ -21,7 +21,7 @@ of ``readout @ h``.
 Exact weights
 -------------
 A compiled network's floats are rounded (μ^i, cos 2πj/p).  Its ``exact``
-metadata (written by :mod:`fsmnet.compile.commutative`) is then the truth:
+metadata (written by :mod:`fsmnet.constructions.commutative`) is then the truth:
 
 ``{"construction": "commutative-monomials", "mu": "1/8", "zeta_order": N,
 "channels": [[[i_a, k_a] per letter] per channel],

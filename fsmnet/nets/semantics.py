@@ -1,15 +1,14 @@
-"""The per-architecture semantics protocol and the registry of architectures.
+"""The per-architecture semantics protocol, and the lookup of an id's semantics.
 
 A :class:`~fsmnet.nets.network.Network` is just named arrays plus metadata;
 what those arrays *mean* lives in exactly one place per architecture: a
 ``Semantics`` object with the step, the readout, and parameter validation.
-The registry maps each stable architecture id (DESIGN.md §4) to the module
-that defines its semantics, imported only when first used.
+The architecture registry (:mod:`fsmnet.archs`) names, for each id, the
+object that defines its semantics; it is imported only when first used.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -49,41 +48,17 @@ class Semantics(Protocol):
         """Index of the output label (into ``net.labels``) for a hidden state."""
 
 
-# Stable architecture ids -> "module:attribute" of their Semantics instance.
-ARCHITECTURES: dict[str, str] = {
-    "bilinear-full": "fsmnet.nets.bilinear:FULL",
-    "bilinear-cp": "fsmnet.nets.bilinear:CP",
-    "bilinear-block": "fsmnet.nets.bilinear_block:BLOCK",
-    "bilinear-r2": "fsmnet.nets.diagonal:R2",
-    "bilinear-real-diag": "fsmnet.nets.diagonal:REAL_DIAG",
-    "bilinear-positive-diag": "fsmnet.nets.diagonal:POSITIVE_DIAG",
-    "deltaproduct": "fsmnet.nets.deltaproduct:DELTAPRODUCT",
-    "fixed-point": "fsmnet.nets.fixed_point:FIXED_POINT",
-    "minmax-dense": "fsmnet.nets.minmax:DENSE",
-    "minmax-cascade": "fsmnet.nets.minmax_cascade:CASCADE",
-    "minmax-scalar": "fsmnet.nets.minmax_cascade:SCALAR",
-}
-
-
 def semantics_for(arch: str, source: str = "<network>") -> Semantics:
-    """The semantics of an architecture id; a clear error for an unknown id."""
-    try:
-        target = ARCHITECTURES[arch]
-    except KeyError:
+    """The semantics of a registered architecture id; a clear error for an unknown id."""
+    from fsmnet import archs
+
+    if arch not in archs.ids():
         raise NetworkFileError(
             f"{source}: field 'arch': unknown architecture (value: {arch!r}); "
-            f"known: {', '.join(ARCHITECTURES)}"
-        ) from None
-    module_name, attr = target.split(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name != module_name:
-            raise
-        raise NetworkFileError(
-            f"{source}: field 'arch': architecture {arch!r} is not implemented in this version"
-        ) from None
-    return getattr(module, attr)  # type: ignore[no-any-return]
+            f"known: {', '.join(archs.ids())}"
+        )
+    semantics: Semantics = archs.resolve(archs.get(arch).semantics)
+    return semantics
 
 
 def require_tensor(params: Mapping[str, np.ndarray], name: str, shape: tuple[int | None, ...],

@@ -34,8 +34,9 @@ import numpy as np
 
 from fsmnet.automata import Automaton
 from fsmnet.nets import Network
+from fsmnet.nets.alignment import label_map
 from fsmnet.nets.exact_linalg import row_reduce
-from fsmnet.verify.product import ProductExploration, label_map
+from fsmnet.proofs.product import ProductExploration
 
 INFLATIONS = (Fraction(0), Fraction(1, 8), Fraction(1, 2), Fraction(2))
 MAX_GENERATORS = 48

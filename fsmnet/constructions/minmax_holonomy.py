@@ -8,7 +8,7 @@ levels and ``(kind, value)`` pairs.  Nothing else is translated.
 from __future__ import annotations
 
 from fsmnet.automata import Automaton
-from fsmnet.compile.minmax_cascade import CascadeSpec
+from fsmnet.constructions.minmax_cascade import CascadeSpec
 
 
 def holonomy_spec(automaton: Automaton) -> CascadeSpec:

@@ -1,6 +1,6 @@
 """``fuzz``: Hypothesis-driven search for a word on which a network and an automaton differ.
 
-Unlike :func:`fsmnet.verify.verifier.verify`, fuzzing never proves anything: it
+Unlike :func:`fsmnet.proofs.verifier.verify`, fuzzing never proves anything: it
 runs a budget of words and either reports a *confirmed* counterexample or says
 "no counterexample in N examples".
 
@@ -10,7 +10,7 @@ How a word is judged
    and its label after every prefix is compared with the automaton's.
 2. A float disagreement is only a candidate: the prefix that ends there is
    re-run with the **exact** reference evaluator
-   (:func:`fsmnet.verify.verifier.confirm`).  Only a confirmed prefix makes
+   (:func:`fsmnet.proofs.verifier.confirm`).  Only a confirmed prefix makes
    the word "interesting" to Hypothesis.  Float-only disagreements (rounding
    that the exact semantics does not share) are counted and reported apart.
 
@@ -33,9 +33,9 @@ from hypothesis.errors import NoSuchExample, Unsatisfiable
 from fsmnet.automata import Automaton, load
 from fsmnet.errors import SpecError
 from fsmnet.nets import Network
-from fsmnet.verify.product import label_map
-from fsmnet.verify.strategies import words_for
-from fsmnet.verify.verifier import Counterexample, align_alphabet, confirm
+from fsmnet.nets.alignment import align_alphabet, label_map
+from fsmnet.proofs.verifier import Counterexample, confirm
+from fsmnet.testing.strategies import words_for
 
 MAX_FLOAT_CANDIDATES = 3
 """Float disagreements re-run exactly per word (the first few along the word)."""

@@ -333,7 +333,7 @@ def check_cones(cert: dict[str, Any]) -> str:
        right label strictly below it, one after it at most equal).
     By induction every reachable state is a non-negative combination, not all
     zero, of its cone's generators, and the readout is linear: see
-    fsmnet/verify/cones.py for the argument.
+    fsmnet/proofs/cones.py for the argument.
     """
     delta, outputs, q0, _ = _automaton_table(cert["automaton"])
     model = cert["network"]["model"]
@@ -422,9 +422,9 @@ def check_certificate(cert: Any, network_path: str | None = None) -> str:
 
 
 def main(argv: list[str]) -> int:
-    """``python -m fsmnet.verify.checker CERT.json [NET.safetensors]``."""
+    """``python -m fsmnet.proofs.checker CERT.json [NET.safetensors]``."""
     if not argv:
-        print("usage: python -m fsmnet.verify.checker CERT.json [NET]", file=sys.stderr)
+        print("usage: python -m fsmnet.proofs.checker CERT.json [NET]", file=sys.stderr)
         return 2
     try:
         with open(argv[0], encoding="utf-8") as handle:

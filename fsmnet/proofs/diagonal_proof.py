@@ -26,9 +26,7 @@ import numpy as np
 
 from fsmnet.automata import Automaton
 from fsmnet.nets import Network
-from fsmnet.verify.product import label_map
-
-ARCHS = ("bilinear-real-diag", "bilinear-positive-diag", "bilinear-r2")
+from fsmnet.nets.alignment import label_map
 
 
 def _index_period(f: tuple[int, ...]) -> tuple[int, int]:
@@ -67,7 +65,9 @@ def prove_diagonal(net: Network, automaton: Automaton, *,
 
     ``automaton`` must be minimal and aligned with the network's alphabet.
     """
-    if net.arch not in ARCHS:
+    from fsmnet import archs
+
+    if "count-abstraction" not in archs.get(net.arch).proofs:
         return "unknown", f"count abstraction does not apply to {net.arch}"
     k = automaton.n_symbols
     maps = [tuple(int(x) for x in automaton.delta[a]) for a in range(k)]

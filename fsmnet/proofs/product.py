@@ -23,6 +23,7 @@ import numpy as np
 
 from fsmnet.automata import Automaton
 from fsmnet.nets import Network
+from fsmnet.nets.alignment import label_map
 
 
 @dataclass(frozen=True)
@@ -66,12 +67,6 @@ def freeze(state: Any) -> Hashable:
     if isinstance(state, float):
         return state  # MinMax values are exact selections of stored floats
     return state
-
-
-def label_map(net: Network, automaton: Automaton) -> list[int]:
-    """For each network label index, the automaton label index (-1 if unknown)."""
-    index = {(type(lab).__name__, lab): i for i, lab in enumerate(automaton.labels)}
-    return [index.get((type(lab).__name__, lab), -1) for lab in net.labels]
 
 
 def explore_product(net: Network, automaton: Automaton, *, max_states: int = 20_000,

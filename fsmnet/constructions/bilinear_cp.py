@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from fsmnet.automata import Automaton
-from fsmnet.compile.bilinear_full import one_hot_tensors
+from fsmnet.constructions.bilinear_full import one_hot_tensors
 from fsmnet.errors import NotExpressible, SpecError
 from fsmnet.nets import Network
 from fsmnet.nets.exact_linalg import row_reduce

@@ -17,7 +17,7 @@ from __future__ import annotations
 from itertools import combinations
 
 from fsmnet.automata import Automaton
-from fsmnet.verify.witness import Witness, unsettled_powers_witness
+from fsmnet.decide.witness import Witness, unsettled_powers_witness
 
 
 def output_sequence(m: Automaton, witness: Witness, max_length: int) -> list[int]:

@@ -1,6 +1,6 @@
 """The architecture × task table: every cell proved, refuted (impossible) or unknown.
 
-Each cell is an expressivity verdict (:mod:`fsmnet.verify.expressivity`): ✓ when
+Each cell is an expressivity verdict (:mod:`fsmnet.decide.expressivity`): ✓ when
 the construction compiled and was proved, ✗ when a theorem's witness rules the
 class out, ? otherwise.  ✓ cells are also run on a long random word through the
 scan engine, checked symbol by symbol against the automaton.
@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fsmnet.verify.expressivity import CLASSES, ExpressivityResult, expressivity
+from fsmnet.decide.expressivity import ExpressivityResult, expressivity
 
 # (row label, SPEC).  The suite of the source papers' benchmarks (DESIGN §2).
 TASKS: tuple[tuple[str, str], ...] = (
@@ -66,14 +66,16 @@ def _size_note(size: dict[str, Any] | None) -> str:
 
 
 def build_hierarchy(tasks: Sequence[tuple[str, str]] = TASKS,
-                    archs: Sequence[str] = CLASSES, *, length: int = 1_000_000,
+                    archs: Sequence[str] | None = None, *, length: int = 1_000_000,
                     progress: Callable[[str], None] | None = None) -> Hierarchy:
     """Compute every cell; ``length`` = 0 skips the long runs."""
-    from fsmnet.cli.run import run_checked
+    from fsmnet import archs as registry
+    from fsmnet.gpu.checked import run_checked
 
-    table = Hierarchy([t for t, _ in tasks], list(archs))
+    chosen = list(registry.ids() if archs is None else archs)
+    table = Hierarchy([t for t, _ in tasks], chosen)
     for label, spec in tasks:
-        for r in expressivity(spec, list(archs)):
+        for r in expressivity(spec, chosen):
             if progress is not None:
                 progress(f"{label} × {r.arch}")
             accuracy = None

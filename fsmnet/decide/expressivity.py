@@ -6,7 +6,7 @@ Every verdict is computed on the minimal automaton:
     the construction compiled and the verifier *proved* it equal to the
     automaton (exact product exploration);
 ``impossible``
-    with a witness (:mod:`fsmnet.verify.witness`) that the independent checker
+    with a witness (:mod:`fsmnet.decide.witness`) that the independent checker
     re-verifies, backed by one of the theorems in docs/theory.md;
 ``unknown``
     neither (e.g. the construction compiled but no exact proof closed, or the
@@ -15,33 +15,15 @@ Every verdict is computed on the minimal automaton:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from fsmnet import archs as registry
 from fsmnet.automata import Automaton, load
+from fsmnet.decide.witness import Witness
 from fsmnet.errors import NotExpressible
-from fsmnet.verify.witness import Witness, equal_counts_witness, unsettled_powers_witness
-
-# The classes of DESIGN §5, in the order the table shows them.
-CLASSES = (
-    "bilinear-full",
-    "bilinear-cp",
-    "bilinear-r2",
-    "bilinear-real-diag",
-    "bilinear-positive-diag",
-    "minmax-dense",
-    "minmax-cascade",
-    "minmax-scalar",
-    "deltaproduct",
-)
-
-THEOREMS = {
-    "commuting": "theorem 1 (commuting transitions): h depends only on the symbol counts",
-    "real-diag": "theorem 2 (real diagonal): outputs along even powers of u settle",
-    "positive-diag": "theorem 3 (positive diagonal): outputs along powers of u settle",
-    "minmax-scalar": "theorem 4 (scalar MinMax cascade): outputs along powers of u settle "
-    "after L steps",
-}
+from fsmnet.types import ClassVerdict
 
 
 @dataclass(frozen=True)
@@ -49,7 +31,7 @@ class ExpressivityResult:
     """One row of ``fsmnet expressivity --json``: arch, verdict, reason, witness."""
 
     arch: str
-    verdict: str  # possible | impossible | unknown
+    verdict: ClassVerdict
     reason: str
     witness: dict[str, Any] | None = None
     size: dict[str, Any] | None = None
@@ -76,32 +58,22 @@ def witness_certificate(automaton: Automaton, arch: str, witness: Witness,
     }
 
 
-def _impossible(m: Automaton, arch: str, witness: Witness, theorem: str) -> ExpressivityResult:
-    return ExpressivityResult(arch, "impossible", f"{THEOREMS[theorem]}; {witness.explanation}",
-                              witness_certificate(m, arch, witness, THEOREMS[theorem]))
-
-
 def _theorem_witness(m: Automaton, arch: str) -> ExpressivityResult | None:
-    """An impossibility verdict from the theorems, or None if none applies."""
-    if arch in ("bilinear-r2", "bilinear-real-diag", "bilinear-positive-diag"):
-        w = equal_counts_witness(m)
+    """An impossibility verdict from the record's theorems, or None if none applies."""
+    for theorem_id in registry.get(arch).theorems:
+        theorem = registry.THEOREMS[theorem_id]
+        search = registry.resolve(theorem.witness)
+        w = search(m, **dict(theorem.witness_options))
         if w is not None:
-            return _impossible(m, arch, w, "commuting")
-    if arch == "bilinear-real-diag":
-        w = unsettled_powers_witness(m, stride=2)
-        if w is not None:
-            return _impossible(m, arch, w, "real-diag")
-    if arch in ("bilinear-positive-diag", "minmax-scalar"):
-        w = unsettled_powers_witness(m, stride=1)
-        if w is not None:
-            theorem = "positive-diag" if arch == "bilinear-positive-diag" else "minmax-scalar"
-            return _impossible(m, arch, w, theorem)
+            return ExpressivityResult(arch, "impossible", f"{theorem.statement}; "
+                                      f"{w.explanation}",
+                                      witness_certificate(m, arch, w, theorem.statement))
     return None
 
 
 def _construct_and_prove(m: Automaton, arch: str, max_states: int) -> ExpressivityResult:
-    from fsmnet.compile import compile_automaton
-    from fsmnet.verify.verifier import verify
+    from fsmnet.constructions import compile_automaton
+    from fsmnet.proofs.verifier import verify
 
     try:
         net = compile_automaton(m, arch)
@@ -123,12 +95,22 @@ def _construct_and_prove(m: Automaton, arch: str, max_states: int) -> Expressivi
                               f"{result.details.get('note', '')}", None, size)
 
 
-def expressivity(spec: Any, archs: tuple[str, ...] | list[str] = CLASSES, *,
-                 max_states: int = 20_000) -> list[ExpressivityResult]:
-    """A verdict for each architecture class on the minimal automaton of ``spec``."""
+def expressivity(spec: Any, archs: Sequence[str] | None = None, *,
+                 max_states: int = 20_000,
+                 progress: Callable[[str], None] | None = None) -> list[ExpressivityResult]:
+    """A verdict for each architecture class on the minimal automaton of ``spec``.
+
+    ``archs`` defaults to every registered architecture (:func:`fsmnet.archs.ids`);
+    ``progress`` is called with each class id before its verdict is computed.
+    """
     m = load(spec).minimal()
+    chosen = registry.ids() if archs is None else tuple(archs)
+    for arch in chosen:
+        registry.get(arch, source="<expressivity>")  # every unknown id fails before any work
     results = []
-    for arch in archs:
+    for arch in chosen:
+        if progress is not None:
+            progress(arch)
         verdict = _theorem_witness(m, arch)
         results.append(verdict if verdict is not None
                        else _construct_and_prove(m, arch, max_states))

@@ -3,7 +3,7 @@
 Methods, tried in order:
 
 1. ``exact-product``: exact exploration of the product (see
-   :mod:`fsmnet.verify.product`); closes into a proof when the network's
+   :mod:`fsmnet.proofs.product`); closes into a proof when the network's
    reachable states are finitely many, or finds a shortest counterexample.
 2. ``random-search``: when the product does not close within the budget,
    random words are run through the float reference evaluator; any
@@ -17,14 +17,16 @@ is reported.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
 from fsmnet.automata import Automaton, load
 from fsmnet.errors import FsmnetError, SpecError
 from fsmnet.nets import Network
-from fsmnet.verify.product import explore_product
+from fsmnet.nets.alignment import align_alphabet, label_map
+from fsmnet.proofs.product import explore_product
+from fsmnet.types import ProofMethod, Verdict
 
 
 @dataclass(frozen=True)
@@ -38,20 +40,10 @@ class Counterexample:
 class VerifyResult:
     """The ``verify --json`` contract: verdict, method, counterexample (DESIGN §7)."""
 
-    verdict: str  # "proved" | "refuted" | "unknown"
-    method: str
+    verdict: Verdict
+    method: ProofMethod | Literal["random-search"]
     counterexample: Counterexample | None = None
     details: dict[str, Any] = field(default_factory=dict)
-
-
-def align_alphabet(automaton: Automaton, net: Network) -> Automaton:
-    """The automaton with its symbols in the network's order (same set required)."""
-    if set(automaton.symbols) != set(net.symbols) or len(net.symbols) != automaton.n_symbols:
-        raise SpecError("the network and the automaton have different alphabets",
-                        source=net.name or "<network>", field="symbols",
-                        value=sorted(set(automaton.symbols) ^ set(net.symbols)))
-    order = [automaton.symbol_index(s) for s in net.symbols]
-    return automaton.replace(delta=automaton.delta[order], symbols=net.symbols)
 
 
 def confirm(net: Network, automaton: Automaton, word: list[int]) -> Counterexample | None:
@@ -71,8 +63,6 @@ def random_search(net: Network, automaton: Automaton, *, examples: int = 200,
         word = rng.integers(0, automaton.n_symbols, size=int(rng.integers(1, max_length + 1)))
         net_trace = net.label_trace(word)
         auto_trace = automaton.output_ids[automaton.trace(word)]
-        from fsmnet.verify.product import label_map
-
         mapped = np.array(label_map(net, automaton))[net_trace]
         bad = np.flatnonzero(mapped != auto_trace)
         for t in bad[:3]:  # float may disagree where exact does not: try a few
@@ -83,15 +73,15 @@ def random_search(net: Network, automaton: Automaton, *, examples: int = 200,
 
 
 def _try_cones(net: Network, automaton: Automaton, details: dict[str, Any]) -> Any:
-    """An inductive cone invariant (fsmnet.verify.cones) for a linear network with
+    """An inductive cone invariant (fsmnet.proofs.cones) for a linear network with
     rational weights, from a short exact exploration; None if none is found."""
     from fractions import Fraction
 
     from fsmnet.nets.linear import LinearRecurrence
-    from fsmnet.verify.cones import prove_by_cones
+    from fsmnet.proofs.cones import prove_by_cones
 
     sem = net.semantics
-    if not isinstance(sem, LinearRecurrence):
+    if not isinstance(sem, LinearRecurrence):  # a record may list cones for any linear net
         return None
     mats = sem.matrices(net, True)
     h0 = list(sem.initial_state(net, True))
@@ -130,15 +120,16 @@ def verify(spec: Any, net: Network, *, max_states: int = 20_000,
                         source=automaton.name or "<automaton>", field="initial_state",
                         value=automaton.initial)
     automaton = align_alphabet(automaton.minimal(), net)
-    from fsmnet.verify.diagonal_proof import ARCHS, prove_diagonal
+    from fsmnet import archs
 
-    if net.arch in ARCHS:  # their states rarely close: keep the search short
-        max_states = min(max_states, 2000)
+    record = archs.get(net.arch, source=net.name or "<network>")
+    if record.product_budget is not None:  # their states rarely close: keep it short
+        max_states = min(max_states, record.product_budget)
     result = explore_product(net, automaton, max_states=max_states, progress=progress)
     details: dict[str, Any] = {"pairs": len(result.pairs), "network_states": len(result.states)}
     if result.status == "closed":
         if certificate is not None:
-            from fsmnet.verify.certificate import build_certificate, write_certificate
+            from fsmnet.proofs.certificate import build_certificate, write_certificate
 
             try:
                 cert = build_certificate(net, automaton, result, network_path=network_path)
@@ -157,15 +148,17 @@ def verify(spec: Any, net: Network, *, max_states: int = 20_000,
             return VerifyResult("refuted", "exact-product", cex, details)
         details["note"] = "a product mismatch was not confirmed by the reference evaluator"
         return VerifyResult("unknown", "exact-product", None, details)
-    if net.arch in ARCHS:
+    if "count-abstraction" in record.proofs:
+        from fsmnet.proofs.diagonal_proof import prove_diagonal
+
         status, why = prove_diagonal(net, automaton)
         details["count_abstraction"] = why
         if status == "proved":
             return VerifyResult("proved", "count-abstraction", None, details)
-    cone = _try_cones(net, automaton, details)
+    cone = _try_cones(net, automaton, details) if "cone-invariant" in record.proofs else None
     if cone is not None:
         if certificate is not None:
-            from fsmnet.verify.certificate import cone_certificate, write_certificate
+            from fsmnet.proofs.certificate import cone_certificate, write_certificate
 
             write_certificate(cone_certificate(net, automaton, cone,
                                                network_path=network_path), certificate)

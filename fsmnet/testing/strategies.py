@@ -3,7 +3,7 @@
 Users can reuse them to fuzz their own implementations, e.g.::
 
     from hypothesis import given
-    from fsmnet.verify.strategies import automata, words_for
+    from fsmnet.testing.strategies import automata, words_for
 
     @given(automata(max_states=6))
     def test_mine(a):
@@ -71,7 +71,7 @@ def words_for(automaton: Automaton, *, max_length: int = 30) -> st.SearchStrateg
 
 def networks(arch: str, **automaton_options: Any) -> st.SearchStrategy[Any]:
     """Networks compiled for ``arch`` from random automata it can express."""
-    from fsmnet.compile import compile_automaton
+    from fsmnet.constructions import compile_automaton
     from fsmnet.errors import NotExpressible
 
     def build(a: Automaton) -> Any:

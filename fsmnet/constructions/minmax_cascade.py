@@ -332,7 +332,7 @@ def compile_minmax_cascade(automaton: Automaton) -> Network:
 
     ``options`` reports levels, units, unit sizes and kinds, and the state size.
     """
-    from fsmnet.compile.minmax_holonomy import holonomy_spec
+    from fsmnet.constructions.minmax_holonomy import holonomy_spec
 
     return cascade_network(holonomy_spec(automaton), automaton, arch="minmax-cascade",
                            options={"construction": "holonomy"})
@@ -356,7 +356,7 @@ def compile_minmax_scalar(automaton: Automaton) -> Network:
             f"{' '.join(w.word)!r} cycles the states {list(w.cycle)} (period {w.period}), so "
             f"the outputs along {' '.join(w.prefix)!r}·u^j·{' '.join(w.suffix)!r} never settle; "
             f"scalar MinMax units settle after one period per level", witness)
-    from fsmnet.compile.minmax_holonomy import holonomy_spec
+    from fsmnet.constructions.minmax_holonomy import holonomy_spec
 
     return cascade_network(holonomy_spec(automaton), automaton, arch="minmax-scalar",
                            options={"construction": "holonomy"})

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fsmnet.verify.hierarchy import Hierarchy
+from fsmnet.decide.hierarchy import Hierarchy
 
 
 def plot_hierarchy(table: Hierarchy, path: str) -> None:

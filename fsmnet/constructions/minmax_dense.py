@@ -42,7 +42,7 @@ def compile_minmax_dense(automaton: Automaton) -> Network:
     ----------
     automaton
         A Moore machine with an initial state and outputs (the dispatcher
-        :func:`fsmnet.compile.compile_automaton` minimizes it first).
+        :func:`fsmnet.constructions.compile_automaton` minimizes it first).
 
     Returns
     -------

@@ -27,7 +27,7 @@ from math import gcd
 import numpy as np
 
 from fsmnet.automata import Automaton
-from fsmnet.compile.bilinear_full import one_hot_tensors
+from fsmnet.constructions.bilinear_full import one_hot_tensors
 from fsmnet.nets import Network
 from fsmnet.nets.deltaproduct import apply_factors
 

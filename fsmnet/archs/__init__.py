@@ -1,0 +1,86 @@
+"""The architecture registry: one :class:`Architecture` record per architecture id.
+
+Every part of fsmnet that needs to know about architectures reads this
+registry: network files (:mod:`fsmnet.nets`), constructions, proofs and
+certificates, expressivity and the hierarchy table, the scan engine and the
+command line.  Adding an architecture is one record in a family module here
+(docs/architecture.md says where its semantics, construction and kernels go).
+
+Examples
+--------
+>>> from fsmnet import archs
+>>> archs.get("bilinear-full").scan
+'linear'
+>>> "minmax-scalar" in archs.ids()
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from fsmnet.archs import bilinear, diagonal, fixed_point, householder, minmax
+from fsmnet.archs.record import Architecture, resolve
+from fsmnet.archs.theorems import THEOREMS, Theorem
+from fsmnet.errors import FsmnetError, SpecError
+
+# The order is the order of every listing (--help, expressivity, the hierarchy table).
+_REGISTRY: dict[str, Architecture] = {
+    r.id: r for family in (bilinear, diagonal, minmax, householder, fixed_point)
+    for r in family.RECORDS
+}
+
+
+def ids() -> tuple[str, ...]:
+    """Every registered architecture id, in listing order."""
+    return tuple(_REGISTRY)
+
+
+def records() -> tuple[Architecture, ...]:
+    """Every registered record, in listing order."""
+    return tuple(_REGISTRY.values())
+
+
+def get(arch: str, *, source: str = "<architecture>", field: str = "arch") -> Architecture:
+    """The record of ``arch``; a :class:`SpecError` naming the known ids otherwise."""
+    try:
+        return _REGISTRY[arch]
+    except (KeyError, TypeError):
+        raise SpecError(f"unknown architecture; known: {', '.join(_REGISTRY)}",
+                        source=source, field=field, value=arch) from None
+
+
+def register(record: Architecture) -> None:
+    """Add an architecture (e.g. a research variant) to the registry.
+
+    Its parts must be importable ``"module:attribute"`` references; the
+    record's theorems must be known.  Raises :class:`FsmnetError` for a taken id.
+    """
+    if record.id in _REGISTRY:
+        raise FsmnetError(f"architecture {record.id!r} is already registered")
+    unknown = [t for t in record.theorems if t not in THEOREMS]
+    if unknown:
+        raise FsmnetError(f"architecture {record.id!r}: unknown theorem(s) {unknown}; "
+                          f"known: {', '.join(THEOREMS)}")
+    _REGISTRY[record.id] = record
+
+
+def unregister(arch: str) -> None:
+    """Remove a registered architecture (the inverse of :func:`register`)."""
+    get(arch)
+    del _REGISTRY[arch]
+
+
+@contextmanager
+def registered(record: Architecture) -> Iterator[Architecture]:
+    """``register(record)`` for the duration of a ``with`` block."""
+    register(record)
+    try:
+        yield record
+    finally:
+        unregister(record.id)
+
+
+__all__ = ["THEOREMS", "Architecture", "Theorem", "get", "ids", "records", "register",
+           "registered", "resolve", "unregister"]

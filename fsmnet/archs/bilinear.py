@@ -1,0 +1,34 @@
+"""Bilinear RNNs with dense, CP-factored and block-diagonal transition tensors.
+
+h_t = A(x_t) h_{t-1}, readout argmax(W h_t): arXiv 2505.21749 (docs/constructions.md).
+"""
+
+from __future__ import annotations
+
+from fsmnet.archs.record import Architecture
+
+_LINEAR_MODEL = "fsmnet.proofs.certificate_models:linear_model"
+
+RECORDS = (
+    Architecture(
+        id="bilinear-full", family="bilinear",
+        summary="h = A(x) h with a dense 3-way tensor; any automaton (one-hot, H = n)",
+        semantics="fsmnet.nets.bilinear:FULL",
+        construction="fsmnet.constructions.bilinear_full:compile_bilinear_full",
+        proofs=("exact-product", "cone-invariant"),
+        certificate_model=_LINEAR_MODEL, scan="linear"),
+    Architecture(
+        id="bilinear-cp", family="bilinear",
+        summary="A(x) = U diag(Vᵀx) Zᵀ; exact CP factors (options: rank, bounds, search, "
+                "search_seconds)",
+        semantics="fsmnet.nets.bilinear:CP",
+        construction="fsmnet.constructions.bilinear_cp:compile_bilinear_cp",
+        proofs=("exact-product", "cone-invariant"),
+        certificate_model=_LINEAR_MODEL, scan="linear"),
+    Architecture(
+        id="bilinear-block", family="bilinear",
+        summary="block-diagonal A(x), one block per direct-product factor "
+                "(options: max_states, max_congruences)",
+        semantics="fsmnet.nets.bilinear_block:BLOCK",
+        construction="fsmnet.constructions.bilinear_block:compile_bilinear_block"),
+)

@@ -1,0 +1,18 @@
+"""Fixed-point RNNs: a dense transition reached as the fixed point of a diagonal RNN.
+
+h* = A(x) h with A = (I + (Λ⁻¹ − I)Q)⁻¹ (docs/constructions-deltaproduct-fixedpoint.md).
+"""
+
+from __future__ import annotations
+
+from fsmnet.archs.record import Architecture
+
+RECORDS = (
+    Architecture(
+        id="fixed-point", family="fixed-point",
+        summary="dense A reached as a fixed point of a diagonal RNN; permutation letters",
+        semantics="fsmnet.nets.fixed_point:FIXED_POINT",
+        construction="fsmnet.constructions.fixed_point:compile_fixed_point",
+        proofs=("exact-product", "cone-invariant"),
+        certificate_model="fsmnet.proofs.certificate_models:linear_model", scan="linear"),
+)

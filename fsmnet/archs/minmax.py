@@ -1,0 +1,33 @@
+"""MinMax recurrences: max-min matrices, holonomy cascades, scalar cascades.
+
+x_t = (R[x_t] ⊗ x_{t-1}) ⊕ s[x_t] in the (max, min) semiring (docs/constructions-minmax.md).
+"""
+
+from __future__ import annotations
+
+from fsmnet.archs.record import Architecture
+
+RECORDS = (
+    Architecture(
+        id="minmax-dense", family="minmax",
+        summary="max-min recurrence over Boolean one-hot matrices; any automaton",
+        semantics="fsmnet.nets.minmax:DENSE",
+        construction="fsmnet.constructions.minmax_dense:compile_minmax_dense",
+        certificate_model="fsmnet.proofs.certificate_models:minmax_dense_model",
+        scan="minmax-dense"),
+    Architecture(
+        id="minmax-cascade", family="minmax",
+        summary="holonomy cascade of MinMax units",
+        semantics="fsmnet.nets.minmax_cascade:CASCADE",
+        construction="fsmnet.constructions.minmax_cascade:compile_minmax_cascade",
+        certificate_model="fsmnet.proofs.certificate_models:minmax_cascade_model",
+        scan="minmax-cascade"),
+    Architecture(
+        id="minmax-scalar", family="minmax",
+        summary="cascade of scalar MinMax units; star-free (aperiodic) languages only",
+        semantics="fsmnet.nets.minmax_cascade:SCALAR",
+        construction="fsmnet.constructions.minmax_cascade:compile_minmax_scalar",
+        theorems=("minmax-scalar",),
+        certificate_model="fsmnet.proofs.certificate_models:minmax_cascade_model",
+        scan="minmax-cascade"),
+)

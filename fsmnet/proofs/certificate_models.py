@@ -1,0 +1,134 @@
+"""Certificate models: a network's tensors and states in the checker's exact JSON form.
+
+Each architecture record (:mod:`fsmnet.archs`) names one :class:`CertificateForm`
+here: ``LINEAR`` for every linear recurrence, ``MINMAX_DENSE`` and
+``MINMAX_CASCADE`` for the MinMax networks.
+
+The independent checker (:mod:`fsmnet.proofs.checker`) re-implements each
+architecture's step from a *model*: the network's tensors written as exact
+rationals.  Every float64 is a rational; :func:`exact_str` writes it as
+``"p/q"`` (or an integer), so the checker computes with the very values the
+network holds.  Max and min only select values, so no arithmetic is lost.
+
+* linear recurrences -> ``{"type": "linear", "matrices", "h0", "readout"}``, the
+  exact per-symbol matrices, h0 and readout.
+* ``minmax-dense`` -> ``{"type": "minmax-dense", "R", "s", "x0", "readout"}``.
+* ``minmax-cascade`` and ``minmax-scalar`` -> ``{"type": "minmax-cascade",
+  "units": [{"level", "size", "kind", "r"|"R", "s", "x0"}], "readout"}``
+  where ``kind`` is ``"scalar"`` or ``"matrix"`` and ``readout`` lists the
+  label index of every mixed-radix code.
+
+States are written the same way: a dense state is a vector of strings, a
+cascade state a list of per-unit vectors (a scalar unit as a one-entry list).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from fsmnet.errors import FsmnetError
+from fsmnet.nets import Network
+
+
+def exact_str(x: float) -> str:
+    """The exact rational value of a float64 as ``"p/q"`` (``"p"`` for integers)."""
+    f = Fraction(float(x))  # raises for inf / nan: those are never valid weights
+    return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
+
+
+def _strings(array: Any) -> Any:
+    arr = np.asarray(array, dtype=np.float64)
+    if arr.ndim == 0:
+        return exact_str(float(arr))
+    if np.all(np.abs(arr) < 2.0**53) and np.all(arr == np.trunc(arr)):
+        # Integer-valued (the usual 0/1 and 1..k weights): exact as integers,
+        # and much faster than one Fraction per entry.
+        return np.vectorize(str, otypes=[object])(arr.astype(np.int64)).tolist()
+    return [_strings(x) for x in arr]
+
+
+def exact_q(x: Any) -> str:
+    """An exact rational (Fraction, int or float) as ``"p/q"`` (``"p"`` for integers)."""
+    f = Fraction(x)
+    return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
+
+
+def exact_qs(array: Any) -> Any:
+    """Nested lists of :func:`exact_q` strings for an array of exact rationals."""
+    arr = np.asarray(array, dtype=object)
+    if arr.ndim == 0:
+        return exact_q(arr.item())
+    return [exact_qs(x) for x in arr]
+
+
+def linear_model(net: Network) -> dict[str, Any]:
+    """The exact model of a linear recurrence: per-symbol matrices, h0 and readout."""
+    sem: Any = net.semantics
+    return {
+        "type": "linear",
+        "matrices": exact_qs(sem.matrices(net, True)),
+        "h0": exact_qs(sem.initial_state(net, True)),
+        "readout": exact_qs(sem.readout_matrix(net, True)),
+    }
+
+
+def minmax_dense_model(net: Network) -> dict[str, Any]:
+    """The exact model of a ``minmax-dense`` network."""
+    p = net.params
+    return {"type": "minmax-dense", "R": _strings(p["R"]), "s": _strings(p["s"]),
+            "x0": _strings(p["x0"]), "readout": _strings(p["readout"])}
+
+
+def minmax_cascade_model(net: Network) -> dict[str, Any]:
+    """The exact model of a MinMax cascade (scalar and matrix units)."""
+    from fsmnet.nets.minmax_cascade import SCALAR_KIND
+
+    p = net.params
+    units = []
+    for u, (level, size, kind) in enumerate(zip(p["unit_level"], p["unit_size"],
+                                                p["unit_kind"])):
+        unit: dict[str, Any] = {"level": int(level), "size": int(size)}
+        if int(kind) == SCALAR_KIND:
+            unit.update(kind="scalar", r=_strings(p[f"unit{u}_r"]))
+        else:
+            unit.update(kind="matrix", R=_strings(p[f"unit{u}_R"]))
+        unit.update(s=_strings(p[f"unit{u}_s"]), x0=_strings(p[f"unit{u}_x0"]))
+        units.append(unit)
+    return {"type": "minmax-cascade", "units": units,
+            "readout": [int(c) for c in p["readout"]]}
+
+
+@dataclass(frozen=True)
+class CertificateForm:
+    """How an architecture's networks and reached states are written for the checker."""
+
+    model: Callable[[Network], dict[str, Any]]
+    state: Callable[[Network, Any], Any]
+
+
+LINEAR = CertificateForm(linear_model, lambda net, h: exact_qs(h))
+MINMAX_DENSE = CertificateForm(minmax_dense_model, lambda net, x: _strings(x))
+MINMAX_CASCADE = CertificateForm(minmax_cascade_model,
+                                 lambda net, state: [_strings(np.atleast_1d(x)) for x in state])
+
+
+def certificate_form(net: Network) -> CertificateForm:
+    """The certificate form the network's architecture record names.
+
+    Raises
+    ------
+    FsmnetError
+        When the architecture has no certificate form yet.
+    """
+    from fsmnet import archs
+
+    ref = archs.get(net.arch).certificate_model
+    if ref is None:
+        raise FsmnetError(f"certificates are not available for {net.arch} yet")
+    form: CertificateForm = archs.resolve(ref)
+    return form

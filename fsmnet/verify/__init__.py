@@ -1,1 +1,0 @@
-"""Verification: proofs, certificates, counterexamples, fuzzing, expressivity."""
