@@ -1,4 +1,4 @@
-"""Benchmark of ``fsmnet info`` (DESIGN.md §7), recorded in docs/performance.md.
+"""Benchmark of ``fsmnet info`` (its JSON contract: docs/architecture.md); see docs/performance.md.
 
 Cases:
 - T_7: the semiautomaton on 7 states with an n-cycle, a transposition and a

@@ -6,8 +6,8 @@ Run it from the repository root:  python examples/tour.py
 import numpy as np
 
 import fsmnet
-from fsmnet.gpu import evaluate
 from fsmnet.decide.expressivity import expressivity
+from fsmnet.gpu import evaluate
 from fsmnet.proofs.verifier import verify
 
 # 1. An automaton: a built-in family (or a JSON/YAML spec file, see docs/spec-format.md).

@@ -14,7 +14,7 @@ Transformation = tuple[int, ...]
 
 
 def full_transformation_generators(n: int) -> list[list[int]]:
-    """Generators of T_n as in SgpDec / HOLONOMY.md §5: an n-cycle, a transposition,
+    """Generators of T_n as in SgpDec (arXiv 1508.06345): an n-cycle, a transposition,
     and the map collapsing point 2 onto point 1 (1-based), i.e. 1 -> 0 here."""
     cycle = [(i + 1) % n for i in range(n)]
     transposition = [1, 0] + list(range(2, n))

@@ -17,7 +17,7 @@ from fsmnet.errors import NotExpressible, SpecError
 
 
 def brute_bounds(a):
-    """The three bounds straight from their definitions (DESIGN.md §4), sympy for ranks."""
+    """The three bounds straight from their definitions (docs/constructions.md), sympy for ranks."""
     n, k = a.n_states, a.n_symbols
     w = np.zeros((n, n, k), dtype=int)
     for s in range(k):

@@ -10,7 +10,7 @@ from bilinear_helpers import expected_trace
 
 import fsmnet
 from fsmnet.cli import main
-from fsmnet.constructions import CONSTRUCTIONS
+from fsmnet.archs import ids as registered_ids
 from fsmnet.nets import load_network
 
 
@@ -74,6 +74,6 @@ def test_help_lists_every_architecture(capsys):
         main(["compile", "--help"])
     assert info.value.code == 0
     text = capsys.readouterr().out
-    for arch in CONSTRUCTIONS:
+    for arch in registered_ids():
         assert arch in text
     assert "examples:" in text and "not expressible" in text

@@ -1,4 +1,4 @@
-"""Tests of ``fsmnet info``: the JSON contract of DESIGN.md §7, help, bad input.
+"""Tests of ``fsmnet info``: the JSON contract (docs/architecture.md), help, bad input.
 
 Expected monoid facts come from independent sources: the syntactic monoid of
 parity is C_2 (two classes, a·a = 1); the transition monoid of the S_5

@@ -74,7 +74,7 @@ def test_commutativity_matches_brute_force(a: Automaton) -> None:
 
 def test_non_minimal_machine_with_commutative_language() -> None:
     # Two letters that do not commute on a redundant copy of a state, while
-    # the output is constant: commutative language (DESIGN.md §5).
+    # the output is constant: commutative language (docs/theory.md).
     a = Automaton(delta=np.array([[1, 1, 1], [2, 2, 2]]), symbols=("a", "b"), initial=0,
                   outputs=(True, True, True))
     assert a.delta[1, a.delta[0, 0]] != a.delta[0, a.delta[1, 0]]

@@ -98,7 +98,8 @@ def test_letter_period_brute_force() -> None:
 def test_lower_bound_examples() -> None:
     # parity: period 2 -> 1 factor suffices (and one reflection is what we build)
     assert n_h_lower_bound(load("parity")) == 1
-    # C3: period 3 -> at least 2 factors whatever the encoding (DESIGN.md §4)
+    # C3: period 3 -> at least 2 factors whatever the encoding
+    # (docs/constructions-deltaproduct-fixedpoint.md)
     assert n_h_lower_bound(load("cyclic:3")) == 2
     one = Automaton(delta=np.array([[0]]), symbols=["a"], initial=0, outputs=[True])
     assert n_h_lower_bound(one) == 0

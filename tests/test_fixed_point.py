@@ -54,9 +54,10 @@ def test_families(spec: str) -> None:
 
 
 def test_design_example_radius() -> None:
-    # DESIGN.md §4: A⁻¹ = [[1, 1], [−3, −2]], Λ = diag(0.9, 0.1).  M = I − ΛA⁻¹ =
+    # docs/constructions-deltaproduct-fixedpoint.md, the worked example:
+    # A⁻¹ = [[1, 1], [−3, −2]], Λ = diag(0.9, 0.1).  M = I − ΛA⁻¹ =
     # [[0.1, −0.9], [0.3, 1.2]]: trace 1.3, det 0.39, so the eigenvalues are
-    # (1.3 ± √0.13)/2 by the quadratic formula; the larger is 0.8303 (DESIGN says 0.83).
+    # (1.3 ± √0.13)/2 by the quadratic formula; the larger is 0.8303.
     b = np.array([[1, 1], [-3, -2]], dtype=float)
     m = np.eye(2) - np.diag([0.9, 0.1]) @ b
     closed_form = (1.3 + math.sqrt(0.13)) / 2
@@ -71,7 +72,8 @@ def test_design_example_radius() -> None:
 @settings(deadline=None, max_examples=40)
 @given(st.integers(2, 6), st.integers(0, 10**6))
 def test_one_hot_radius_at_least_one(n: int, seed: int) -> None:
-    # DESIGN.md §4: a monomial encoding of a non-identity permutation never converges.
+    # docs/constructions-deltaproduct-fixedpoint.md: a monomial encoding of a
+    # non-identity permutation never converges.
     rng = np.random.default_rng(seed)
     perm = rng.permutation(n)
     if np.all(perm == np.arange(n)):

@@ -33,7 +33,7 @@ def _signature(h):
                     for c in lv.components) for lv in h.levels]
 
 
-# Source: SgpDec / Egri-Nagy & Nehaniv arXiv 1508.06345 (HOLONOMY.md §5):
+# Source: SgpDec / Egri-Nagy & Nehaniv arXiv 1508.06345:
 # T_3: (3,S3),(2,C2); T_4: (4,S4),(3,S3),(2,C2); T_5: (5,S5),(4,S4),(3,S3),(2,C2).
 @pytest.mark.parametrize("n, expected", [
     (3, [(3, 6), (2, 2)]),

@@ -1,4 +1,4 @@
-"""Tests of ``fsmnet decompose`` (DESIGN.md §7 JSON contract and text output)."""
+"""Tests of ``fsmnet decompose``: the JSON contract (docs/architecture.md) and text output."""
 
 from __future__ import annotations
 

@@ -35,7 +35,7 @@ def test_skeleton_matches_brute_force(case):
     assert set(sk.image_sets) == brute_images(n, gens)
     assert set(sk.extended_image_sets) == ext
     # Equivalence classes are the subduction equivalence classes on the image set
-    # (a singleton that is not an image is a class of its own, HOLONOMY.md §1.2).
+    # (a singleton that is not an image is a class of its own: docs/holonomy.md).
     images = brute_images(n, gens)
     for a in images:
         for b in images:

@@ -73,7 +73,7 @@ def test_scalar_composition_matches_sequential_steps(f: tuple, g: tuple, x: floa
 @SETTINGS
 @given(steps, values)
 def test_scalar_step_is_idempotent(f: tuple, x: float) -> None:
-    # Theorem (DESIGN.md §5.4): f∘f = f, both as a function and as a pair.
+    # Theorem (docs/theory.md, theorem 4): f∘f = f, both as a function and as a pair.
     once = scalar_step(f[0], f[1], x)
     assert scalar_step(f[0], f[1], once) == once
     r, s = compose_scalar(f, f)
@@ -89,7 +89,7 @@ def test_scalar_identity(f: tuple, x: float) -> None:
 
 
 def test_reset_and_hold_units_of_the_construction() -> None:
-    # HOLONOMY.md §6: reset to v when r < s = v; identity on 1..k when r >= k, s <= 1.
+    # docs/constructions-minmax.md: reset to v when r < s = v; identity on 1..k when r >= k, s <= 1.
     k = 4
     for x in range(1, k + 1):
         assert scalar_step(0.0, 3.0, float(x)) == 3.0
@@ -172,7 +172,7 @@ def test_affine_scan_matches_recurrence(args: tuple) -> None:
 
 def test_one_hot_permutation_and_reset() -> None:
     # A max-min permutation matrix moves a one-hot vector like the permutation;
-    # an all-bottom matrix with s = e_v resets to e_v (HOLONOMY.md §6).
+    # an all-bottom matrix with s = e_v resets to e_v (docs/constructions-minmax.md).
     perm = [2, 0, 1]
     r = np.zeros((3, 3))
     r[perm, [0, 1, 2]] = 1.0

@@ -93,7 +93,7 @@ def test_update_order_reads_units_above_at_t_minus_1() -> None:
 
 def test_same_time_semantics_makes_every_letter_idempotent() -> None:
     # Brute force over every cascade state of the scalar counter: under the
-    # same-time order, a·a = a on the whole cascade (DESIGN.md §5, theorem 4).
+    # same-time order, a·a = a on the whole cascade (docs/theory.md, theorem 4).
     net = two_level_counter()
     for values in itertools.product([1.0, 2.0], repeat=2):
         state = tuple(np.array([v]) for v in values)
@@ -172,7 +172,7 @@ def test_scalar_compiles_aperiodic_families(family: str) -> None:
 
 @pytest.mark.parametrize("family", ["starfree", "contains:aba", "latch:3"])
 def test_scalar_cascade_settles_after_one_period_per_level(family: str) -> None:
-    # Theorem (DESIGN.md §5.4): with L scalar levels read at t−1, the output
+    # Theorem (docs/theory.md, theorem 4): with L scalar levels read at t−1, the output
     # along p·u^k·s is constant for k >= L.  Checked on the network itself.
     net = compile_automaton(family, "minmax-scalar")
     levels = net.options["levels"]

@@ -14,7 +14,7 @@ import pytest
 
 import fsmnet
 from fsmnet.automata import Automaton, load
-from fsmnet.constructions import CONSTRUCTIONS
+from fsmnet.archs import ids as registered_ids
 from fsmnet.errors import FsmnetError
 from fsmnet.nets.alignment import align_alphabet
 from fsmnet.proofs.verifier import verify
@@ -42,12 +42,12 @@ def _networks(arch):
         yield align_alphabet(automaton, net), net
 
 
-@pytest.mark.parametrize("arch", sorted(CONSTRUCTIONS))
+@pytest.mark.parametrize("arch", sorted(registered_ids()))
 def test_no_wrong_proof(arch) -> None:
     nets = list(_networks(arch))
     if not nets:
         pytest.skip(f"{arch}: no construction for these families in this version")
-    rng = np.random.default_rng(sorted(CONSTRUCTIONS).index(arch))
+    rng = np.random.default_rng(sorted(registered_ids()).index(arch))
     checked = 0
     for automaton, net in nets[:1]:
         for _kind, desc, mutant in bench.mutants(net, rng, per_kind=2):

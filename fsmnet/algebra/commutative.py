@@ -6,7 +6,7 @@ the language is commutative, the states reached by ``u·ab`` and ``u·ba`` agree
 on every suffix, hence are equal in the minimal automaton; conversely
 commuting letters make the state a function of the letter counts alone.  A
 non-minimal machine may have non-commuting letters and a commutative output,
-so everything here minimizes first (DESIGN.md §5).
+so everything here minimizes first (docs/theory.md).
 
 For a commutative language the output is a function of the count vector
 (n_a)_a, and letter a's count matters only up to its class:

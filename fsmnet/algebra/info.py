@@ -1,7 +1,7 @@
 """The facts ``fsmnet info`` reports: sizes, syntactic-monoid properties, groups.
 
 :func:`info` returns an :class:`InfoResult`, a plain dataclass whose JSON form
-(``fsmnet info --json``) is the contract of DESIGN.md §7::
+(``fsmnet info --json``) is the contract of docs/architecture.md, "JSON contracts"::
 
     {"name", "states", "minimal_states", "alphabet",
      "monoid": {"size", "commutative", "aperiodic",

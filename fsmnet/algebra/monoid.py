@@ -323,7 +323,8 @@ class TransitionMonoid:
         k.run()
         classes = []
         for d in k.D_classes():
-            rep = d.rep()  # bound to a name: temporaries may be garbage (NOTES.md)
+            # Bound to a name: libsemigroups may return a view into a temporary.
+            rep = d.rep()
             images = tuple(int(v) for v in rep.images())
             classes.append(DClassInfo(size=int(d.size()), rank=len(set(images)),
                                       regular=bool(d.is_regular_D_class()),
@@ -399,7 +400,7 @@ def _green_by_components(fp: Any, n_letters: int) -> _Structure:
     for first in sorted(int(f) for f in firsts):  # D-classes by first element
         label = int(d_of[first])
         pos = first_idempotent.get(label, first)
-        element = fp[pos]  # bound to a name (NOTES.md)
+        element = fp[pos]  # bound to a name: it may be a view into fp
         images = tuple(int(v) for v in element.images())
         classes.append(DClassInfo(size=int(np.count_nonzero(d_of == label)),
                                   rank=len(set(images)), regular=label in first_idempotent,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from fsmnet.archs.record import Architecture
 
-_LINEAR_MODEL = "fsmnet.proofs.certificate_models:linear_model"
+_LINEAR_MODEL = "fsmnet.proofs.certificate_models:LINEAR"
 
 RECORDS = (
     Architecture(

@@ -20,19 +20,19 @@ RECORDS = (
         semantics="fsmnet.nets.diagonal:R2",
         construction="fsmnet.constructions.commutative:compile_r2",
         theorems=("commuting",), proofs=_COUNTS, product_budget=_BUDGET,
-        certificate_model="fsmnet.proofs.certificate_models:linear_model", scan="linear"),
+        certificate_model="fsmnet.proofs.certificate_models:LINEAR", scan="linear"),
     Architecture(
         id="bilinear-real-diag", family="diagonal",
         summary="real diagonal; commutative languages with periods ≤ 2",
         semantics="fsmnet.nets.diagonal:REAL_DIAG",
         construction="fsmnet.constructions.commutative:compile_real_diag",
         theorems=("commuting", "real-diag"), proofs=_COUNTS, product_budget=_BUDGET,
-        certificate_model="fsmnet.proofs.certificate_models:linear_model", scan="linear"),
+        certificate_model="fsmnet.proofs.certificate_models:LINEAR", scan="linear"),
     Architecture(
         id="bilinear-positive-diag", family="diagonal",
         summary="positive diagonal (Mamba-like); commutative, aperiodic counts",
         semantics="fsmnet.nets.diagonal:POSITIVE_DIAG",
         construction="fsmnet.constructions.commutative:compile_positive_diag",
         theorems=("commuting", "positive-diag"), proofs=_COUNTS, product_budget=_BUDGET,
-        certificate_model="fsmnet.proofs.certificate_models:linear_model", scan="linear"),
+        certificate_model="fsmnet.proofs.certificate_models:LINEAR", scan="linear"),
 )

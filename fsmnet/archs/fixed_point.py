@@ -14,5 +14,5 @@ RECORDS = (
         semantics="fsmnet.nets.fixed_point:FIXED_POINT",
         construction="fsmnet.constructions.fixed_point:compile_fixed_point",
         proofs=("exact-product", "cone-invariant"),
-        certificate_model="fsmnet.proofs.certificate_models:linear_model", scan="linear"),
+        certificate_model="fsmnet.proofs.certificate_models:LINEAR", scan="linear"),
 )

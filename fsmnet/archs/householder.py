@@ -14,5 +14,5 @@ RECORDS = (
         semantics="fsmnet.nets.deltaproduct:DELTAPRODUCT",
         construction="fsmnet.constructions.deltaproduct:compile_deltaproduct",
         proofs=("exact-product", "cone-invariant"),
-        certificate_model="fsmnet.proofs.certificate_models:linear_model", scan="linear"),
+        certificate_model="fsmnet.proofs.certificate_models:LINEAR", scan="linear"),
 )

@@ -13,14 +13,14 @@ RECORDS = (
         summary="max-min recurrence over Boolean one-hot matrices; any automaton",
         semantics="fsmnet.nets.minmax:DENSE",
         construction="fsmnet.constructions.minmax_dense:compile_minmax_dense",
-        certificate_model="fsmnet.proofs.certificate_models:minmax_dense_model",
+        certificate_model="fsmnet.proofs.certificate_models:MINMAX_DENSE",
         scan="minmax-dense"),
     Architecture(
         id="minmax-cascade", family="minmax",
         summary="holonomy cascade of MinMax units",
         semantics="fsmnet.nets.minmax_cascade:CASCADE",
         construction="fsmnet.constructions.minmax_cascade:compile_minmax_cascade",
-        certificate_model="fsmnet.proofs.certificate_models:minmax_cascade_model",
+        certificate_model="fsmnet.proofs.certificate_models:MINMAX_CASCADE",
         scan="minmax-cascade"),
     Architecture(
         id="minmax-scalar", family="minmax",
@@ -28,6 +28,6 @@ RECORDS = (
         semantics="fsmnet.nets.minmax_cascade:SCALAR",
         construction="fsmnet.constructions.minmax_cascade:compile_minmax_scalar",
         theorems=("minmax-scalar",),
-        certificate_model="fsmnet.proofs.certificate_models:minmax_cascade_model",
+        certificate_model="fsmnet.proofs.certificate_models:MINMAX_CASCADE",
         scan="minmax-cascade"),
 )

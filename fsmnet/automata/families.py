@@ -1,4 +1,4 @@
-"""Built-in automaton families, addressed by SPEC strings (DESIGN.md §2).
+"""Built-in automaton families, addressed by SPEC strings (docs/families.md).
 
 A SPEC is ``name``, ``name:arg``, or ``name:key=val,key=val`` (positional
 and keyword arguments may be mixed, positional first; a boolean parameter

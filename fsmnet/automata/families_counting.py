@@ -34,7 +34,7 @@ def parity(*, spec: str) -> Automaton:
 
 
 def modcount(*, m: int, spec: str) -> Automaton:
-    """Counting modulo m (bilinear-RNN paper, arXiv 2505.21749; DESIGN.md §2).
+    """Counting modulo m (bilinear-RNN paper, arXiv 2505.21749; docs/families.md).
 
     Moore machine over ``{"0", "1"}``; the state and the output is the number
     of ``"1"`` read so far, modulo ``m`` (outputs are the ints ``0..m-1``).
@@ -52,7 +52,7 @@ def atleast(*, k: int, spec: str) -> Automaton:
     """Threshold counting: accept words over ``{"0", "1"}`` with at least k ``"1"``.
 
     Commutative and star-free, so positive-diagonal (Mamba-like) networks can
-    track it (DESIGN.md §4, the commutative construction with period 1): the
+    track it (docs/constructions.md, the commutative construction with period 1): the
     hierarchy's example of a task on which that class succeeds.  Minimal,
     k + 1 states.
     """

@@ -1,4 +1,4 @@
-"""bilinear-block: one bilinear block per direct-product factor (DESIGN.md §4).
+"""bilinear-block: one bilinear block per direct-product factor (docs/constructions.md).
 
 A right congruence of a semiautomaton (Q, Σ, δ) is a partition π of Q with
 p ~ q ⇒ δ(p, σ) ~ δ(q, σ); the quotient Q/π is again a semiautomaton.  When

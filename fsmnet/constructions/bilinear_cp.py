@@ -1,4 +1,4 @@
-"""bilinear-cp: exact CP factors of the one-hot transition tensor (DESIGN.md §4).
+"""bilinear-cp: exact CP factors of the one-hot transition tensor (docs/constructions.md).
 
 The one-hot tensor of the minimal automaton is W[i, j, σ] = 1 iff δ(j, σ) = i.
 A rank-R CP factorization W = Σ_r U[:, r] ⊗ Z[:, r] ⊗ V[:, r] gives the

@@ -1,4 +1,4 @@
-"""bilinear-full: the one-hot construction (DESIGN.md §4).
+"""bilinear-full: the one-hot construction (docs/constructions.md).
 
 On the minimal automaton with n states, H = n and W[i, j, σ] = 1 iff
 δ(j, σ) = i, so A(e_σ) is the 0/1 matrix of σ acting on one-hot vectors and

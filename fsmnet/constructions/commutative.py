@@ -1,6 +1,6 @@
 """bilinear-r2, bilinear-real-diag, bilinear-positive-diag: commutative languages.
 
-The construction (DESIGN.md §4; the proof is in docs/constructions.md,
+The construction (docs/constructions.md; the proof is in docs/constructions.md,
 "Commutative constructions").  For a commutative language the output depends
 on the letter counts only through the count classes of
 :func:`fsmnet.algebra.commutative.count_table` (threshold t_a, period p_a).

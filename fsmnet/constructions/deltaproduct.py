@@ -1,4 +1,6 @@
-"""deltaproduct: exact one-hot construction from Householder products (DESIGN.md §4).
+"""deltaproduct: exact one-hot construction from Householder products.
+
+The construction and its proof: docs/constructions-deltaproduct-fixedpoint.md.
 
 On the minimal automaton with n states and one-hot states (H = n):
 

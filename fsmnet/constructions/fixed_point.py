@@ -1,4 +1,6 @@
-"""fixed-point: exact construction for permutation automata (DESIGN.md §4).
+"""fixed-point: exact construction for permutation automata.
+
+The construction and its proof: docs/constructions-deltaproduct-fixedpoint.md.
 
 A = (I + (Λ⁻¹ − I) Q)⁻¹ is invertible, so only automata whose letters all
 permute the states of the minimal automaton can be compiled.  The one-hot

@@ -1,4 +1,6 @@
-"""minmax-cascade and minmax-scalar: MinMax units from a holonomy cascade (HOLONOMY.md §6).
+"""minmax-cascade and minmax-scalar: MinMax units from a holonomy cascade.
+
+The construction and its proof: docs/constructions-minmax.md.
 
 The holonomy decomposition (:mod:`fsmnet.algebra.holonomy`) turns the minimal
 automaton into levels of permutation-reset components.  Each *level* becomes
@@ -219,7 +221,7 @@ class PeriodicWitness:
 
     With ``prefix`` reaching q from q0 and ``suffix`` telling q and q·u apart,
     the outputs along ``prefix · u^j · suffix`` repeat with period m and never
-    settle, which no scalar MinMax cascade can do (DESIGN.md §5, theorem 4).
+    settle, which no scalar MinMax cascade can do (docs/theory.md, theorem 4).
     """
 
     word: tuple[str, ...]

@@ -1,4 +1,4 @@
-"""minmax-dense: Boolean one-hot max-min matrices (DESIGN.md §4).
+"""minmax-dense: Boolean one-hot max-min matrices (docs/constructions-minmax.md).
 
 On the (minimal) automaton with n states, the state is the one-hot vector
 e_q ∈ {0, 1}^n.  R[σ][i, j] = 1 iff δ(j, σ) = i, so (R[σ] ⊗ e_q)_i =

@@ -14,7 +14,7 @@ from typing import Any
 
 from fsmnet.decide.expressivity import ExpressivityResult, expressivity
 
-# (row label, SPEC).  The suite of the source papers' benchmarks (DESIGN §2).
+# (row label, SPEC).  The suite of the source papers' benchmarks (docs/families.md).
 TASKS: tuple[tuple[str, str], ...] = (
     ("parity", "parity"),
     ("mod 3", "modcount:3"),

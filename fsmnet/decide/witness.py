@@ -1,4 +1,4 @@
-"""Impossibility witnesses, computed on the minimal automaton (DESIGN.md §5).
+"""Impossibility witnesses, computed on the minimal automaton (docs/theory.md).
 
 Two kinds, each re-checkable by running the automaton alone:
 

@@ -2,7 +2,7 @@
 
 One entry point, :func:`evaluate`, over the backends ``cupy`` (CUDA kernels in
 ``kernels/*.cu``), ``numba`` (CPU cores), ``numpy`` (the reference loop) and
-``dask`` (a cluster).  See DESIGN.md §6 and docs/performance.md.
+``dask`` (a cluster).  See docs/architecture.md, "Scan engine" and docs/performance.md.
 """
 
 from fsmnet.gpu.engine import BACKENDS, EvalResult, cuda_available, evaluate

@@ -1,4 +1,6 @@
-"""Automata on the CuPy backend: the three phases of ``kernels/automaton.cu`` (DESIGN.md §6).
+"""Automata on the CuPy backend: the three phases of ``kernels/automaton.cu``.
+
+The phases are described in docs/architecture.md, "Scan engine".
 
 Phase 1 gives every chunk its transformation (one Cayley-table lookup a
 symbol, or every start state's image when the monoid is too large for a

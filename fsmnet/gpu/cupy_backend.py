@@ -1,4 +1,6 @@
-"""CuPy backend of the scan engine: the CUDA C kernels of ``kernels/*.cu`` (DESIGN.md §6).
+"""CuPy backend of the scan engine: the CUDA C kernels of ``kernels/*.cu``.
+
+The phases are described in docs/architecture.md, "Scan engine".
 
 Automata (``cupy_automaton``), linear recurrences (bilinear networks, H ≤ 16)
 and MinMax cascades (``cupy_networks``) run as three-phase chunked

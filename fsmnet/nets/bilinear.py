@@ -1,4 +1,4 @@
-"""Semantics of the full and CP-factored bilinear RNNs (DESIGN.md §4).
+"""Semantics of the full and CP-factored bilinear RNNs (docs/formats.md).
 
 Both have h_t = A(x_t) h_{t-1} with A linear in the input and no additive
 term, so the state is scale-invariant and a one-hot input picks one matrix.

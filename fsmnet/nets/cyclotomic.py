@@ -1,7 +1,7 @@
 """Exact numbers of a cyclotomic field Q(ζ_M), ζ_M = e^(2πi/M), with decided comparisons.
 
 Rotation blocks of order p ∉ {1, 2, 4} have irrational entries (Niven), so
-exact evaluation of such networks (DESIGN.md §5, "Irrational weights") needs
+exact evaluation of such networks (docs/constructions.md, "Exact weights") needs
 exact algebraic arithmetic.  Every entry of those networks lies in one
 cyclotomic field, so a number is stored as its coordinates on the basis
 1, ζ, ..., ζ^(d-1) (d = φ(M)) with rational coefficients, reduced modulo the

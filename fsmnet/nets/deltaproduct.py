@@ -1,4 +1,4 @@
-"""Semantics of the ``deltaproduct`` architecture (DESIGN.md §4).
+"""Semantics of the ``deltaproduct`` architecture (docs/constructions-deltaproduct-fixedpoint.md).
 
 DeltaProduct (Siems et al. 2025, arXiv 2502.10297) takes n_h delta-rule steps
 per token; without the additive (value) term the state transition is a product

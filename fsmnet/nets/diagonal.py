@@ -1,4 +1,4 @@
-"""Semantics of the commuting (diagonal) bilinear RNNs (DESIGN.md §4).
+"""Semantics of the commuting (diagonal) bilinear RNNs (docs/formats.md).
 
 All three have h_t = A(x_t) h_{t-1} with every A(x) diagonal over C, so the
 letters commute and h depends only on the letter counts.

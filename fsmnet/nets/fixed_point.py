@@ -1,5 +1,5 @@
-"""Semantics of the ``fixed-point`` architecture (DESIGN.md §4; Movahedi et al.,
-"Fixed-Point RNNs", arXiv 2503.10799).
+"""Semantics of the ``fixed-point`` architecture (Movahedi et al., "Fixed-Point RNNs",
+arXiv 2503.10799; docs/constructions-deltaproduct-fixedpoint.md).
 
 A dense transition is the fixed point of a diagonal linear RNN with channel
 mixing.  Per symbol σ there is a diagonal Λ = diag(λ), λ ∈ (0, 1)^H (a gate,

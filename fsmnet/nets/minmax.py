@@ -1,4 +1,4 @@
-"""The (max, min) algebra and the semantics of ``minmax-dense`` (DESIGN.md §4).
+"""The (max, min) algebra and the semantics of ``minmax-dense`` (docs/constructions-minmax.md).
 
 Over a chain (here: float64 values) ``a ⊕ b = max(a, b)`` and ``a ⊗ b = min(a, b)``
 form a distributive lattice, hence a commutative semiring with ``-inf`` as zero

@@ -1,4 +1,4 @@
-"""Semantics of ``minmax-cascade`` and ``minmax-scalar`` (DESIGN.md §4, HOLONOMY.md §6).
+"""Semantics of ``minmax-cascade`` and ``minmax-scalar`` (docs/constructions-minmax.md).
 
 A cascade is a list of MinMax *units* sorted by *level* (0 = top).  A unit holds
 one of k discrete values:
@@ -15,7 +15,7 @@ table at ``(x_t, code)``, where ``code`` is the mixed-radix code of the
 coordinates of **all units at strictly smaller levels, taken at t−1, before
 their update**.  This is the dependency function of a holonomy cascade; with
 "same-time" reading every letter would act idempotently on the whole cascade
-and nothing could even count to 2 (DESIGN.md §5, theorem 4).
+and nothing could even count to 2 (docs/theory.md, theorem 4).
 
 Coordinates: a scalar unit's coordinate is ``clip(floor(x), 1, k) − 1``; a matrix
 unit's is the first argmax of its vector.  The mixed-radix code of units

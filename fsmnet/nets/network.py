@@ -27,7 +27,7 @@ class Network:
     Parameters
     ----------
     arch
-        Stable architecture id, e.g. ``"bilinear-full"`` (DESIGN.md §4).
+        Stable architecture id, e.g. ``"bilinear-full"`` (docs/formats.md).
     params
         Tensor name -> numpy array; what they mean is the architecture's
         :class:`~fsmnet.nets.semantics.Semantics`.  Arrays are copied and frozen.

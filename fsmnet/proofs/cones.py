@@ -2,7 +2,7 @@
 
 A linear network h ↦ A_σ h with an argmax readout is scale-invariant, so a
 region per automaton state can be a polyhedral cone K_q = cone(G_q), given by
-generators.  The obligations (DESIGN.md §5):
+generators.  The obligations (docs/verification.md):
 
 1. h0 ∈ K_q0;
 2. A_σ K_q ⊆ K_δ(q,σ): for every generator g of K_q, A_σ g = Σ λ_i g'_i with

@@ -38,7 +38,10 @@ class Counterexample:
 
 @dataclass(frozen=True)
 class VerifyResult:
-    """The ``verify --json`` contract: verdict, method, counterexample (DESIGN §7)."""
+    """The ``verify --json`` contract: verdict, method, counterexample.
+
+    The schema is in docs/architecture.md, "JSON contracts".
+    """
 
     verdict: Verdict
     method: ProofMethod | Literal["random-search"]

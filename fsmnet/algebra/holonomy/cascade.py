@@ -3,7 +3,7 @@
 Level ``d`` (1 = top) is the disjoint union of the tile sets of the
 representatives at depth ``d``; each representative's tiles form one
 :class:`Component` (a "slot"), numbered from the component's ``offset``.  A
-state is a tuple of one point per level (``HOLONOMY.md`` §3).
+state is a tuple of one point per level (docs/holonomy.md, "What it computes").
 
 The action of a letter at level ``d`` is a function of the letter and of the
 coordinates of levels ``1..d-1`` only, read *before* the update: this is

@@ -1,7 +1,7 @@
 """Checks that a holonomy cascade is correct, as library functions.
 
 Each returns a :class:`CheckResult` that says what was checked and, on
-failure, the first few counterexamples in words (``HOLONOMY.md`` §4):
+failure, the first few counterexamples in words (docs/holonomy.md, "What it computes"):
 
 - :func:`check_action`: every valid code of every state ``x`` is mapped by
   the lift of every letter ``s`` to a valid code of ``x·s``; every

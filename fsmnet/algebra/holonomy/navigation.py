@@ -3,7 +3,7 @@
 ``FromRep(P)`` maps the representative ``R`` of ``P``'s class onto ``P`` along
 a spanning tree inside the class; ``ToRep(P)`` maps ``P`` back onto ``R`` and
 is chosen so that ``FromRep(P)·ToRep(P)`` is the identity on ``R``
-(``HOLONOMY.md`` §2).  Then ``ToRep(P)·FromRep(P)`` is the identity on ``P``
+(docs/holonomy.md, "What it computes").  Then ``ToRep(P)·FromRep(P)`` is the identity on ``P``
 too, so restricted to ``R`` and ``P`` the two words are inverse bijections.
 """
 

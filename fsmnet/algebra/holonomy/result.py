@@ -1,6 +1,6 @@
 """The ``fsmnet decompose --json`` result and its one-line-per-level text form.
 
-Schema (DESIGN.md §7)::
+Schema (docs/architecture.md, "JSON contracts")::
 
     {"levels": [{"level", "points",
                  "components": [{"points", "group": {"order", "name"} | null}]}],

@@ -1,4 +1,4 @@
-// Chunked scan of an automaton over a long symbol array (DESIGN.md §6).
+// Chunked scan of an automaton over a long symbol array (docs/architecture.md, "Scan engine").
 //
 // Phase 1  one thread a chunk: the chunk's summary.  Either its transition
 //          monoid element (one lookup a symbol in the right Cayley table,

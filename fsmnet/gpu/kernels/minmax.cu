@@ -1,4 +1,4 @@
-// Levelwise chunked scan of a cascade of MinMax units (DESIGN.md §4, §6): scalar
+// Levelwise chunked scan of a cascade of MinMax units (docs/constructions-minmax.md; docs/architecture.md, "Scan engine"): scalar
 // units with (r, s) pairs, matrix units (k <= KMAX values) with max-min affine maps.
 //
 // A unit's step at t is (r, s) = table[x_t, code], code = mixed-radix code of
