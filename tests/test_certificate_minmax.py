@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import fsmnet
 from fsmnet.automata import Automaton, load
 from fsmnet.cli import main
-from fsmnet.proofs import checker
+from fsmnet.proofs.checker import models as checker_models
 from fsmnet.proofs.checker import CertificateError, check_certificate
 from fsmnet.proofs.verifier import verify
 from fsmnet.testing.strategies import automata
@@ -168,7 +168,7 @@ def test_checker_models_agree_with_the_network_semantics(a: Automaton, arch, dat
     from fsmnet.proofs.certificate import network_model
 
     model_json = network_model(net)
-    build = checker.MODELS[model_json["type"]]
+    build = checker_models.MODELS[model_json["type"]]
     model = build(json.loads(json.dumps(model_json)), len(net.symbols), len(net.labels))
     word = data.draw(st.lists(st.integers(0, len(net.symbols) - 1), max_size=12))
     h = model.h0

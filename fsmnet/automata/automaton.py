@@ -115,23 +115,41 @@ class Automaton:
                 if not isinstance(lab, (bool, int, str)):
                     raise SpecError("output labels must be bool, int or str", source=src,
                                     field="outputs", value=lab)
-        self._delta = np.ascontiguousarray(table, dtype=np.int64)
-        self._delta.setflags(write=False)
-        self._symbols = symbols
-        self._states = states
-        self._initial = initial
-        self._outputs = outputs
-        self._name = str(name)
-        self._description = str(description)
-        self._symbol_index = {s: i for i, s in enumerate(symbols)}
+        delta_table = np.ascontiguousarray(table, dtype=np.int64)
+        delta_table.setflags(write=False)
         if outputs is None:
-            self._labels: tuple[Label, ...] = ()
-            self._output_ids = np.zeros(0, dtype=np.int64)
+            labels: tuple[Label, ...] = ()
+            output_ids = np.zeros(0, dtype=np.int64)
         else:
-            self._labels = _ordered_labels(outputs)
-            pos = {_key(lab): i for i, lab in enumerate(self._labels)}
-            self._output_ids = np.array([pos[_key(o)] for o in outputs], dtype=np.int64)
-        self._output_ids.setflags(write=False)
+            labels = _ordered_labels(outputs)
+            pos = {_key(lab): i for i, lab in enumerate(labels)}
+            output_ids = np.array([pos[_key(o)] for o in outputs], dtype=np.int64)
+        output_ids.setflags(write=False)
+        # Validated above; from here on the object never changes (__setattr__ refuses).
+        for attr, value in (("_delta", delta_table), ("_symbols", symbols), ("_states", states),
+                            ("_initial", initial), ("_outputs", outputs), ("_name", str(name)),
+                            ("_description", str(description)),
+                            ("_symbol_index", {s: i for i, s in enumerate(symbols)}),
+                            ("_labels", labels), ("_output_ids", output_ids)):
+            object.__setattr__(self, attr, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"Automaton is immutable (cannot set {name!r}); "
+                             "use .replace(...) for a changed copy")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"Automaton is immutable (cannot delete {name!r})")
+
+    def __copy__(self) -> Automaton:
+        return self  # immutable: a copy is the object itself
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Automaton:
+        return self
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # Rebuilt through the validating constructor (Dask ships automata to workers).
+        return (_rebuild, (self._delta, self._symbols, self._states, self._initial,
+                           self._outputs, self._name, self._description))
 
     # ----------------------------------------------------------------- fields
     @property
@@ -367,6 +385,13 @@ class Automaton:
             raise SpecError("a semiautomaton has no initial state: pass start=",
                             source=self._src(), field="initial_state", value=None)
         return self._initial
+
+
+def _rebuild(delta: np.ndarray, symbols: tuple[str, ...], states: tuple[str, ...],
+             initial: int | None, outputs: tuple[Label, ...] | None, name: str,
+             description: str) -> Automaton:
+    return Automaton(delta=delta, symbols=symbols, states=states, initial=initial,
+                     outputs=outputs, name=name, description=description)
 
 
 def _check_names(names: tuple[str, ...], count: int, field: str, src: str) -> None:

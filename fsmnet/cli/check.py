@@ -6,7 +6,7 @@ import argparse
 import json
 
 EPILOG = """\
-The checker (fsmnet/proofs/checker.py) imports nothing from the prover and
+The checker (fsmnet/proofs/checker/) imports nothing from the prover and
 re-derives every transition and readout of the certificate in exact
 rationals. exit codes: 0 valid, 1 invalid claim, 2 unreadable input.
 

@@ -1,0 +1,99 @@
+"""The independent certificate checker: the trusted base of fsmnet's proofs.
+
+Its modules import nothing from fsmnet but each other, and only the standard
+library (a test keeps it so).  Read it in
+one sitting: it re-derives every claim of a certificate from scratch.
+
+A certificate of method ``exact-product`` claims that a finite set of pairs
+(network state h, automaton state q) contains (h0, q0), is closed under every
+symbol, and agrees on outputs.  Then, by induction on the length of w,
+(h_w, q_w) is in the set for every word w, so the network's output equals the
+automaton's on every word.  The checker verifies exactly that:
+
+1. pair 0 is (h0, q0);
+2. for every pair p = (h, q) and symbol a, the listed target pair is
+   (step_a(h), delta[a][q]) — recomputed here in exact rationals;
+3. for every pair, the label of readout(h) equals outputs[q].
+
+The model types (``network.model.type``) define h0, step and readout:
+
+* ``linear``: step_a(h) = normalize(A_a h), readout = first argmax of
+  readout @ h.  ``normalize`` divides by the largest absolute entry (a
+  positive rescaling, which changes no argmax), so equal projective states
+  have equal entries; h0 is normalized too.
+* ``minmax-dense``: step_a(x) = (R_a ⊗ x) ⊕ s_a over (max, min), readout =
+  first argmax of readout ⊗ x.
+* ``minmax-cascade``: see :func:`models._cascade_model` (also used for minmax-scalar).
+
+Every number is a string read as an exact rational (``"p/q"`` or a decimal);
+MinMax models only select values with max and min.
+
+Each proof method has one module here (``product``, ``cones``, ``witness``)
+and one line in :data:`METHODS`; a new method adds both, and nothing else.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from .cones import check_cones
+from .core import CertificateError, check_network_file
+from .product import check_product
+from .witness import check_witness
+
+
+def _product_summary(cert: dict[str, Any]) -> str:
+    check_product(cert)
+    return (f"valid: {len(cert['pairs'])} pairs, {len(cert['states'])} network states, "
+            f"{len(cert['automaton']['delta'])} symbols, closed and consistent")
+
+
+# method -> (check returning a one-line summary, whether it certifies a network file)
+METHODS: dict[str, tuple[Callable[[dict[str, Any]], str], bool]] = {
+    "exact-product": (_product_summary, True),
+    "cone-invariant": (check_cones, True),
+    "witness": (check_witness, False),
+}
+
+
+def check_certificate(cert: Any, network_path: str | None = None) -> str:
+    """Check a parsed certificate; return a one-line summary or raise CertificateError."""
+    if not isinstance(cert, dict) or cert.get("format") != "fsmnet-certificate":
+        raise CertificateError("not an fsmnet certificate")
+    if cert.get("format_version") != 1:
+        raise CertificateError(f"unsupported format_version {cert.get('format_version')!r}")
+    method = METHODS.get(cert.get("method"))  # type: ignore[arg-type]
+    if method is None:
+        raise CertificateError(f"unsupported method {cert.get('method')!r}")
+    check, about_network = method
+    try:
+        summary = check(cert)
+        if about_network and network_path is not None:
+            check_network_file(cert, network_path)
+    except (KeyError, TypeError, IndexError) as exc:
+        raise CertificateError(f"malformed certificate ({type(exc).__name__}: {exc})") from None
+    return summary
+
+
+def main(argv: list[str]) -> int:
+    """``python -m fsmnet.proofs.checker CERT.json [NET.safetensors]``."""
+    if not argv:
+        print("usage: python -m fsmnet.proofs.checker CERT.json [NET]", file=sys.stderr)
+        return 2
+    try:
+        with open(argv[0], encoding="utf-8") as handle:
+            cert = json.load(handle)
+        print(check_certificate(cert, argv[1] if len(argv) > 1 else None))
+        return 0
+    except (OSError, json.JSONDecodeError) as exc:
+        print(f"invalid: cannot read {argv[0]}: {exc}", file=sys.stderr)
+        return 2
+    except CertificateError as exc:
+        print(f"invalid: {exc}", file=sys.stderr)
+        return 1
+
+
+__all__ = ["METHODS", "CertificateError", "check_certificate", "main"]

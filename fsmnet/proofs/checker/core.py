@@ -1,0 +1,94 @@
+"""Shared parts of the trusted base: exact numbers, automaton tables, network files.
+
+Standard library only (safetensors is not needed: a network file is compared by
+its SHA-256).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from fractions import Fraction
+from typing import Any
+
+
+class CertificateError(Exception):
+    """The certificate is malformed or one of its claims is false."""
+
+
+def _frac(x: Any) -> Fraction:
+    if not isinstance(x, str):
+        raise CertificateError(f"expected a rational as a string, got {x!r}")
+    try:
+        return Fraction(x)
+    except (ValueError, ZeroDivisionError):
+        raise CertificateError(f"not a rational: {x!r}") from None
+
+
+def _vec(v: Any) -> list[Fraction]:
+    if not isinstance(v, list):
+        raise CertificateError(f"expected a list, got {type(v).__name__}")
+    return [_frac(x) for x in v]
+
+
+def _mat(m: Any) -> list[list[Fraction]]:
+    if not isinstance(m, list):
+        raise CertificateError(f"expected a matrix, got {type(m).__name__}")
+    return [_vec(row) for row in m]
+
+
+def _normalize(h: list[Fraction]) -> list[Fraction]:
+    scale = max((abs(x) for x in h), default=Fraction(0))
+    return h if scale == 0 else [x / scale for x in h]
+
+
+def _matvec(a: list[list[Fraction]], h: list[Fraction]) -> list[Fraction]:
+    if any(len(row) != len(h) for row in a):
+        raise CertificateError("matrix and vector sizes differ")
+    support = [j for j, y in enumerate(h) if y]  # zero entries add nothing
+    return [sum((row[j] * h[j] for j in support), Fraction(0)) for row in a]
+
+
+def _argmax(scores: list[Fraction]) -> int:
+    best = 0
+    for i in range(1, len(scores)):
+        if scores[i] > scores[best]:
+            best = i
+    return best
+
+
+def _same_label(x: Any, y: Any) -> bool:
+    return type(x) is type(y) and x == y
+
+
+def _automaton_table(auto: dict[str, Any]) -> tuple[list[list[int]], list[Any], int, dict]:
+    delta, outputs, q0 = auto["delta"], auto["outputs"], auto["initial"]
+    n = len(outputs)
+    if any(len(row) != n for row in delta) or not all(
+            isinstance(t, int) and 0 <= t < n for row in delta for t in row):
+        raise CertificateError("automaton.delta is not a table over the states")
+    if not (isinstance(q0, int) and 0 <= q0 < n):
+        raise CertificateError("automaton.initial is not a state")
+    index = {s: i for i, s in enumerate(auto["symbols"])}
+    if len(index) != len(delta):
+        raise CertificateError("one table row per symbol is required")
+    return delta, outputs, q0, index
+
+
+def _run(delta: list[list[int]], index: dict, q: int, word: Any) -> int:
+    if not isinstance(word, list):
+        raise CertificateError("a word must be a list of symbols")
+    for sym in word:
+        if sym not in index:
+            raise CertificateError(f"unknown symbol {sym!r}")
+        q = delta[index[sym]][q]
+    return q
+
+
+def check_network_file(cert: dict[str, Any], network_path: str) -> None:
+    """The network file is the one certified (same bytes, by SHA-256)."""
+    digest = hashlib.sha256()
+    with open(network_path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    if cert["network"].get("sha256") != digest.hexdigest():
+        raise CertificateError("the network file differs from the certified one (SHA-256)")
