@@ -270,7 +270,7 @@ def from_dict(data: Any, *, source: str = "<dict>") -> Automaton:
                                                  key=False)
     if top.get("final_states") is not None and top.get("outputs") is not None:
         v.fail("give either final_states (an acceptor) or outputs (a Moore machine), "
-               "not both", "outputs", sorted(top["outputs"]) if isinstance(
+               "not both", "outputs", sorted(map(str, top["outputs"])) if isinstance(
                    top["outputs"], Mapping) else top["outputs"])
     outputs: list[Any] | None = None
     if top.get("final_states") is not None:
