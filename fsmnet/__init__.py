@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from fsmnet.automata import Automaton, load
 from fsmnet.errors import FsmnetError, NetworkFileError, NotExpressible, SpecError
 from fsmnet.types import Backend, ClassVerdict, EvalPath, Outputs, Verdict
+from fsmnet.version import __version__
 
 if TYPE_CHECKING:
     from fsmnet.algebra.holonomy import Holonomy
@@ -32,11 +33,10 @@ if TYPE_CHECKING:
     from fsmnet.nets import Network
     from fsmnet.proofs.verifier import VerifyResult
 
-__version__ = "0.1.0"
-
 # ``compile`` is deliberately not in __all__: ``from fsmnet import *`` must not
 # shadow the builtin.  Call it as ``fsmnet.compile``.
 __all__ = [
+    "__version__",
     "Automaton",
     "Backend",
     "ClassVerdict",

@@ -57,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    from fsmnet import __version__
+    from fsmnet.version import __version__
 
     parser.add_argument("--version", action="version", version=f"fsmnet {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
