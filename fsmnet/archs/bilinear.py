@@ -20,7 +20,7 @@ RECORDS = (
     Architecture(
         id="bilinear-cp", family="bilinear",
         summary="A(x) = U diag(Vᵀx) Zᵀ; exact CP factors (options: rank, bounds, search, "
-                "search_seconds)",
+                "search_rlimit (deterministic), search_seconds (optional guard))",
         semantics="fsmnet.nets.bilinear:CP",
         construction="fsmnet.constructions.bilinear_cp:compile_bilinear_cp",
         proofs=("exact-product", "cone-invariant"),

@@ -23,7 +23,7 @@ line "not expressible: <reason>" says why); 2 bad input (SPEC, options, path).
 examples:
   fsmnet compile parity --arch bilinear-full -o parity.safetensors
   fsmnet compile modadd:6 --arch bilinear-block -o mod6.safetensors --json
-  fsmnet compile modadd:3 --arch bilinear-cp -o mod3.safetensors --option search_seconds=5
+  fsmnet compile modadd:3 --arch bilinear-cp -o mod3.safetensors --option search_rlimit=20000000
 """
 
 

@@ -25,14 +25,21 @@ The largest rank of the three unfoldings of W is a lower bound on the CP rank
 
 Otherwise a bounded search looks for a smaller decomposition with every factor
 entry in {-1, 0, 1} (exact in float64), encoded as a Boolean problem for Z3 and
-tried at ranks R-1, R-2, ... until the solver says UNSAT, gives up, or the time
-budget is spent.  Limits: UNSAT only rules out {-1, 0, 1} factors (a rational
-decomposition of that rank may still exist); the search is skipped when
-n²·|Σ|·R exceeds ``_SEARCH_MAX_CELLS``; there is no symmetry breaking, so UNSAT
-answers are only reached on tiny cases, and what is found within the budget
-depends on the machine's load.  Measured on 2 shared cores with the default
-2 s: modadd:2 goes from 4 to 3 (rank 2 proved impossible with {-1, 0, 1}
-entries; it needs 1/2), modadd:3 from 9 to 5 or 6.
+tried at ranks R-1, R-2, ... until the solver says UNSAT or gives up.  The
+search is *deterministic*: each rank gets a fresh Z3 context, a fixed seed and
+a resource limit (``search_rlimit``, Z3's machine-independent step counter),
+so the rank found depends only on the automaton, the options and the Z3
+version, never on the machine's load.  ``search_seconds`` is an optional extra
+wall-clock guard (off by default; when it fires, the outcome says so and the
+result is no longer reproducible).  Limits: UNSAT only rules out {-1, 0, 1}
+factors (a rational decomposition of that rank may still exist); the search is
+skipped when n²·|Σ|·R exceeds ``_SEARCH_MAX_CELLS``; there is no symmetry
+breaking, so UNSAT answers are only reached on tiny cases.  With the default
+limit: modadd:2 goes from 4 to 3 (rank 2 proved impossible with {-1, 0, 1}
+entries; it needs 1/2), modadd:3 from 9 to 5 (lower bound 3).
+
+The options record the three flattening ranks over Q (``flattening_ranks``)
+and their maximum (``lower_bound``) beside the rank found.
 """
 
 from __future__ import annotations
@@ -55,6 +62,10 @@ BOUND_NAMES = ("image", "transitions", "slices")
 # n²·|Σ|·R above which the Z3 search is not even encoded (the encoding alone
 # would take seconds and the solver would time out anyway).
 _SEARCH_MAX_CELLS = 2_000
+# Z3 resource units per tried rank: about 1 s on one unloaded core (measured on
+# modadd:3: rank 5 is found after ~1e6 units; rank 4 is still open after 2e7).
+DEFAULT_SEARCH_RLIMIT = 5_000_000
+SEARCH_SEED = 0
 
 
 # ------------------------------------------------------------ exact algebra
@@ -169,12 +180,17 @@ def easy_bounds(delta: np.ndarray) -> dict[str, int]:
     }
 
 
+def flattening_ranks(w: np.ndarray) -> tuple[int, int, int]:
+    """Ranks over Q of the three unfoldings of W (target, source, symbol modes)."""
+    n, _, k = w.shape
+    return (rational_rank(w.reshape(n, n * k)),
+            rational_rank(np.moveaxis(w, 1, 0).reshape(n, n * k)),
+            rational_rank(np.moveaxis(w, 2, 0).reshape(k, n * n)))
+
+
 def flattening_lower_bound(w: np.ndarray) -> int:
     """max over the three modes of the rank of the unfolding of W: CP rank ≥ this."""
-    n, _, k = w.shape
-    return max(rational_rank(w.reshape(n, n * k)),
-               rational_rank(np.moveaxis(w, 1, 0).reshape(n, n * k)),
-               rational_rank(np.moveaxis(w, 2, 0).reshape(k, n * n)))
+    return max(flattening_ranks(w))
 
 
 # ------------------------------------------------------------- the search
@@ -193,14 +209,17 @@ class _TernaryProblem:
         self.z3 = z3
         n, _, k = w.shape
         self.rank = rank
+        # A fresh context: term ids (and so Z3's heuristics) do not depend on
+        # whatever else this process asked Z3 before.
+        ctx = z3.Context()
 
         def tern(prefix: str, rows: int) -> list[list[tuple[Any, Any]]]:
-            return [[(z3.Bool(f"{prefix}{a}_{r}+"), z3.Bool(f"{prefix}{a}_{r}-"))
+            return [[(z3.Bool(f"{prefix}{a}_{r}+", ctx), z3.Bool(f"{prefix}{a}_{r}-", ctx))
                      for r in range(rank)] for a in range(rows)]
 
         self.grids = (tern("u", n), tern("z", n), tern("v", k))
         uu, zz, vv = self.grids
-        solver = z3.Solver()
+        solver = z3.Solver(ctx=ctx)
         for grid in self.grids:
             for row in grid:
                 for p, q in row:
@@ -219,10 +238,17 @@ class _TernaryProblem:
                     solver.add(z3.PbEq(lits, int(w[i, j, s])))
         self.solver = solver
 
-    def solve(self, timeout_s: float) -> Terms | str:
-        """A decomposition with at most R nonzero terms, or ``"unsat"``/``"unknown"``."""
+    def solve(self, rlimit: int, timeout_s: float | None = None) -> Terms | str:
+        """A decomposition with at most R nonzero terms, or ``"unsat"``/``"unknown"``.
+
+        ``rlimit`` bounds Z3's deterministic resource counter; ``timeout_s`` is
+        an optional wall-clock guard on top (None: none).
+        """
         z3 = self.z3
-        self.solver.set("timeout", max(1, int(timeout_s * 1000)))
+        self.solver.set("random_seed", SEARCH_SEED)
+        self.solver.set("rlimit", int(rlimit))
+        if timeout_s is not None:
+            self.solver.set("timeout", max(1, int(timeout_s * 1000)))
         verdict = self.solver.check()
         model = self.solver.model() if verdict == z3.sat else None
         if model is None:
@@ -239,23 +265,27 @@ class _TernaryProblem:
         return u[:, keep], v[:, keep], z[:, keep]
 
 
-def _search(w: np.ndarray, start: Terms, floor: int, seconds: float) -> tuple[Terms, str]:
-    """Lower the rank of ``start`` towards ``floor`` within ``seconds`` (encoding included)."""
-    deadline = time.monotonic() + seconds
+def _search(w: np.ndarray, start: Terms, floor: int, rlimit: int,
+            seconds: float | None) -> tuple[Terms, str]:
+    """Lower the rank of ``start`` towards ``floor``, ``rlimit`` Z3 units per rank
+    (and, when ``seconds`` is given, within that wall-clock guard, encoding included)."""
+    deadline = None if seconds is None else time.monotonic() + seconds
     n, _, k = w.shape
     best = start
     while best[0].shape[1] > floor:
         target = best[0].shape[1] - 1
         if n * n * k * target > _SEARCH_MAX_CELLS:
             return best, f"too large to search (n²·|Σ|·R = {n * n * k * target})"
-        if deadline - time.monotonic() <= 0:
-            return best, f"time budget spent before trying rank {target}"
+        if deadline is not None and deadline - time.monotonic() <= 0:
+            return best, f"time guard spent before trying rank {target} (not reproducible)"
         problem = _TernaryProblem(w, target)
-        left = deadline - time.monotonic()
-        found = problem.solve(left) if left > 0 else "unknown"
+        left = None if deadline is None else deadline - time.monotonic()
+        found = problem.solve(rlimit, left) if left is None or left > 0 else "unknown"
         if isinstance(found, str):
             return best, (f"no {{-1,0,1}} decomposition of rank {target} (Z3 UNSAT)"
-                          if found == "unsat" else f"Z3 gave up at rank {target}")
+                          if found == "unsat" else
+                          f"Z3 gave up at rank {target} (rlimit {rlimit}"
+                          f"{'' if seconds is None else f', time guard {seconds} s'})")
         best = found
     return best, "reached the flattening lower bound"
 
@@ -263,7 +293,8 @@ def _search(w: np.ndarray, start: Terms, floor: int, seconds: float) -> tuple[Te
 # ------------------------------------------------------------ construction
 def compile_bilinear_cp(automaton: Automaton, *, rank: int | None = None,
                         bounds: str = "best", search: bool = True,
-                        search_seconds: float = 2.0) -> Network:
+                        search_rlimit: int = DEFAULT_SEARCH_RLIMIT,
+                        search_seconds: float | None = None) -> Network:
     """Exact CP-factored bilinear network of a (minimal) automaton.
 
     Parameters
@@ -277,11 +308,15 @@ def compile_bilinear_cp(automaton: Automaton, *, rank: int | None = None,
         ``"slices"``, or ``"best"`` (the smallest, default).
     search
         Try to lower the rank further with the bounded {-1, 0, 1} Z3 search.
+    search_rlimit
+        Z3 resource units per tried rank (deterministic: same automaton and
+        options, same rank and byte-identical weights on any machine).
     search_seconds
-        Time budget of that search.
+        Optional wall-clock guard on the whole search (default None: none).
 
     The network's options record ``rank``, ``bounds`` (the three values),
-    ``lower_bound`` (flattening rank), ``start`` and ``search`` (what happened).
+    ``flattening_ranks`` (the three unfolding ranks over Q), ``lower_bound``
+    (their maximum: CP rank ≥ it), ``start`` and ``search`` (what happened).
     """
     if bounds not in ("best", *BOUND_NAMES):
         raise SpecError(f"must be one of best, {', '.join(BOUND_NAMES)}", source="<compile>",
@@ -289,6 +324,14 @@ def compile_bilinear_cp(automaton: Automaton, *, rank: int | None = None,
     if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int) or rank < 1):
         raise SpecError("must be a positive integer", source="<compile>",
                         field="options.rank", value=rank)
+    if isinstance(search_rlimit, bool) or not isinstance(search_rlimit, int) \
+            or search_rlimit < 1:
+        raise SpecError("must be a positive integer", source="<compile>",
+                        field="options.search_rlimit", value=search_rlimit)
+    if search_seconds is not None and (isinstance(search_seconds, bool) or not isinstance(
+            search_seconds, int | float) or not search_seconds > 0):
+        raise SpecError("must be a positive number or null", source="<compile>",
+                        field="options.search_seconds", value=search_seconds)
     w_float, h0, readout = one_hot_tensors(automaton)
     w = w_float.astype(np.int64)
     delta = automaton.delta
@@ -296,12 +339,14 @@ def compile_bilinear_cp(automaton: Automaton, *, rank: int | None = None,
     values = easy_bounds(delta)
     start = min(BOUND_NAMES, key=lambda b: values[b]) if bounds == "best" else bounds
     terms = builders[start](delta)
-    lower = flattening_lower_bound(w)
+    ranks = flattening_ranks(w)
+    lower = max(ranks)
     outcome = "not run"
     if terms[0].shape[1] <= lower:
         outcome = "optimal: equals the flattening lower bound"
     elif search and (rank is None or rank < terms[0].shape[1]):
-        terms, outcome = _search(w, terms, max(lower, rank or 0), float(search_seconds))
+        terms, outcome = _search(w, terms, max(lower, rank or 0), search_rlimit,
+                                 None if search_seconds is None else float(search_seconds))
     found = terms[0].shape[1]
     if rank is not None and found > rank:
         raise NotExpressible(f"bilinear-cp: no exact decomposition of rank {rank} found "
@@ -317,6 +362,6 @@ def compile_bilinear_cp(automaton: Automaton, *, rank: int | None = None,
                    params={"U": u, "V": v, "Z": z, "h0": h0, "readout": readout},
                    symbols=automaton.symbols, labels=automaton.labels,
                    options={"construction": "cp", "rank": int(u.shape[1]), "bounds": values,
-                            "lower_bound": lower, "start": start, "search": outcome,
+                            "flattening_ranks": list(ranks), "lower_bound": lower, "start": start, "search": outcome,
                             "states": list(automaton.states)},
                    name=automaton.name)
