@@ -78,8 +78,9 @@ class Architecture:
         for name in ("semantics", "construction", "certificate_model", "trainable",
                      "abstract_transformer"):
             ref = getattr(self, name)
-            if ref is not None and (ref.count(":") != 1 or not ref.startswith("fsmnet")
-                                    and "." not in ref.split(":")[0]):
+            module, _, attr = (ref or "").partition(":")
+            if ref is not None and not (module and attr.isidentifier()
+                                        and all(p.isidentifier() for p in module.split("."))):
                 problems.append(f"{name} must be 'module:attribute' (value: {ref!r})")
         if self.scan not in SCAN_FAMILIES:
             problems.append(f"scan must be one of {SCAN_FAMILIES} (value: {self.scan!r})")
