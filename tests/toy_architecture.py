@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from fsmnet.archs import Architecture
 from fsmnet.constructions.bilinear_full import one_hot_tensors
 from fsmnet.nets import Network
