@@ -15,10 +15,14 @@ Names are a convenience for display; the facts are exact.  The names used:
     a non-cyclic abelian group, by its invariant factors (a | b | ...),
     except ``"V_4"`` for the Klein four-group;
 ``"S_n"``, ``"A_n"``
-    symmetric / alternating, recognised when the group is the full symmetric
-    (or alternating) group on the points it moves, and in a few other
-    cases where the order and cheap invariants leave no other choice
-    (``S_3``, ``A_4``, ``S_4``, ``A_5``, ``S_5``; see ``_name_by_invariants``);
+    symmetric / alternating, whatever the action: when the group is the full
+    symmetric (or alternating) group on the points it moves; when the order
+    and cheap invariants leave no other choice (``S_3``, ``A_4``, ``S_4``,
+    ``A_5``, ``S_5``; see ``_nonabelian_name``); and otherwise, for orders
+    n! or n!/2 (n >= 5) of at most ``_TABLE_LIMIT`` elements, by finding
+    generators that satisfy a presentation of S_n or A_n
+    (:mod:`fsmnet.algebra.group_recognition`), so S_6 acting regularly on
+    720 points is named ``S_6``;
 ``"D_n"``
     dihedral of order 2n (n >= 4; D_3 is named S_3);
 ``"Q_8"``
@@ -38,6 +42,10 @@ import numpy as np
 from sympy import factorint
 from sympy.combinatorics import Permutation, PermutationGroup
 
+from fsmnet.algebra.group_recognition import (
+    factorial_degree,
+    recognize_symmetric_or_alternating,
+)
 from fsmnet.errors import SpecError
 
 __all__ = [
@@ -199,7 +207,18 @@ def group_name(group: PermutationGroup) -> str:
         centre=lambda: int(group.center().order()),
         derived=lambda: _derived_orders(group),
         dihedral=lambda: bool(group.is_dihedral),
+        presented=lambda: _presented_name(group, order),
     )
+
+
+def _presented_name(group: PermutationGroup, order: int) -> str | None:
+    # A non-natural action of small degree (S_7 on the 21 pairs): recognize
+    # S_n/A_n on the multiplication table, when it is small enough.
+    if order > _TABLE_LIMIT:
+        return None
+    table = _cached_table(tuple(np.asarray(g.array_form, dtype=np.int64).tobytes()
+                                for g in group.generators))
+    return None if table is None else table.presented_name()
 
 
 def _derived_orders(group: PermutationGroup) -> tuple[int, int]:
@@ -229,7 +248,8 @@ def _abelian_name(prime_powers: Sequence[int]) -> str:
 
 def _nonabelian_name(order: int, *, centre: Callable[[], int],
                      derived: Callable[[], tuple[int, int]],
-                     dihedral: Callable[[], bool]) -> str:
+                     dihedral: Callable[[], bool],
+                     presented: Callable[[], str | None]) -> str:
     """Name a non-abelian group from its order and invariants computed on demand.
 
     ``derived()`` gives (|G'|, |G''|).  The names that invariants fix:
@@ -242,7 +262,9 @@ def _nonabelian_name(order: int, *, centre: Callable[[], int],
       of those orders);
     - order n! for n = 5, 7 with trivial centre and a perfect G' of order
       n!/2: S_n (G' = A_n, and conjugation embeds G into Aut(A_n) = S_n;
-      n = 6 is excluded because Aut(A_6) is larger).
+      n = 6 is excluded because Aut(A_6) is larger);
+    - any other order n! or n!/2 (n >= 5): ``presented()`` searches for
+      generators satisfying a presentation of S_n or A_n.
     """
     if order == 6:
         return "S_3"
@@ -263,6 +285,10 @@ def _nonabelian_name(order: int, *, centre: Callable[[], int],
         d1, d2 = derived()
         if 2 * d1 == order and d2 == d1:
             return f"S_{symmetric[order]}"
+    if factorial_degree(order) is not None:
+        name = presented()
+        if name is not None:
+            return name
     if order % 2 == 0 and order >= 6 and dihedral():
         return f"D_{order // 2}"
     return f"G_{order}"
@@ -388,9 +414,14 @@ class _TableGroup:
         else:
             name = _nonabelian_name(self.n, centre=self._centre_order,
                                     derived=lambda: self._derived_orders(series),
-                                    dihedral=self._is_dihedral)
+                                    dihedral=self._is_dihedral,
+                                    presented=self.presented_name)
         return GroupFacts(name=name, order=self.n, exponent=exponent, abelian=abelian,
                           solvable=solvable)
+
+    def presented_name(self) -> str | None:
+        """``S_n``/``A_n`` found by a presentation (:mod:`fsmnet.algebra.group_recognition`)."""
+        return recognize_symmetric_or_alternating(self.mult, self.orders, self.inverse)
 
     @staticmethod
     def _derived_orders(series: list[np.ndarray]) -> tuple[int, int]:
