@@ -362,6 +362,7 @@ def compile_bilinear_cp(automaton: Automaton, *, rank: int | None = None,
                    params={"U": u, "V": v, "Z": z, "h0": h0, "readout": readout},
                    symbols=automaton.symbols, labels=automaton.labels,
                    options={"construction": "cp", "rank": int(u.shape[1]), "bounds": values,
-                            "flattening_ranks": list(ranks), "lower_bound": lower, "start": start, "search": outcome,
+                            "flattening_ranks": list(ranks), "lower_bound": lower,
+                            "start": start, "search": outcome,
                             "states": list(automaton.states)},
                    name=automaton.name)
