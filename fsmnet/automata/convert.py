@@ -1,4 +1,4 @@
-"""Conversions: automata-lib objects, regular expressions and Graphviz DOT.
+"""Conversions: automata-lib and AALpy objects, regular expressions and Graphviz DOT.
 
 automata-lib (``automata.fa``) is the reference library our spec format
 borrows its field names from.  Its states may be any hashable value
@@ -20,7 +20,8 @@ from fsmnet.automata.automaton import Automaton
 from fsmnet.automata.spec import SINK_STATE
 from fsmnet.errors import SpecError
 
-__all__ = ["from_automata_lib", "from_regex", "to_automata_lib", "to_dot"]
+__all__ = ["from_aalpy", "from_automata_lib", "from_regex", "to_aalpy", "to_automata_lib",
+           "to_dot"]
 
 # automata-lib's regex operators and blanks (automata.regex.parser.RESERVED_CHARACTERS,
 # plus "-" which is a range inside [...]): such symbols cannot appear in a pattern.
@@ -120,6 +121,106 @@ def to_automata_lib(automaton: Automaton) -> Any:
         initial_state=st[automaton.initial],
         final_states={q for q, o in zip(st, automaton.outputs) if o},
     )
+
+
+def from_aalpy(obj: Any, *, name: str = "", description: str = "") -> Automaton:
+    """Convert an AALpy ``Dfa`` or ``MooreMachine`` into an :class:`Automaton`.
+
+    Input symbols become strings (``str`` of each, which must stay distinct),
+    in natural sort order; states keep AALpy's order with the initial state
+    first, named by ``str(state_id)`` (or ``q0, q1, ...`` when those clash).
+    A DFA with missing transitions is completed with a rejecting sink; a
+    Moore machine with one is refused, as no label for the sink would be
+    faithful.  AALpy is imported only to recognise the object.
+
+    Raises
+    ------
+    SpecError
+        For other objects, clashing symbol names, unusable labels or a
+        partial Moore machine.
+    """
+    from aalpy.automata import Dfa, MooreMachine
+
+    src = f"<aalpy {type(obj).__name__}>"
+    if not isinstance(obj, (Dfa, MooreMachine)):
+        raise SpecError("expected an AALpy Dfa or MooreMachine", source=src, field="spec",
+                        value=type(obj).__name__)
+    order = [obj.initial_state] + [q for q in obj.states if q is not obj.initial_state]
+    seen = {id(q) for q in order}
+    for q in order:  # targets missing from obj.states are still states
+        for target in q.transitions.values():
+            if id(target) not in seen:
+                seen.add(id(target))
+                order.append(target)
+    raw = {a for q in order for a in q.transitions}
+    text = {str(a): a for a in raw}
+    if len(text) != len(raw) or "" in text:
+        raise SpecError("input symbols must have distinct, non-empty str() forms", source=src,
+                        field="input_symbols", value=sorted(map(repr, raw)))
+    if not text:
+        raise SpecError("the input alphabet is empty", source=src, field="input_symbols",
+                        value=[])
+    symbols = sorted(text, key=_natural)
+    index = {id(q): j for j, q in enumerate(order)}
+    n = len(order)
+    delta = np.full((len(symbols), n), n, dtype=np.int64)  # n = the sink, if needed
+    for j, q in enumerate(order):
+        for i, a in enumerate(symbols):
+            target = q.transitions.get(text[a])
+            if target is not None:
+                delta[i, j] = index[id(target)]
+    names = _state_names([q.state_id for q in order])
+    dfa = isinstance(obj, Dfa)
+    outputs: list[Any] = [bool(q.is_accepting) if dfa else q.output for q in order]
+    if (delta == n).any():
+        if not dfa:
+            j = int(np.argwhere(delta == n)[0][1])
+            raise SpecError("a Moore machine needs every transition", source=src,
+                            field="transitions", value=names[j])
+        sink, i = SINK_STATE, 0
+        while sink in names:
+            i += 1
+            sink = f"{SINK_STATE}{i}"
+        delta = np.concatenate([delta, np.full((len(symbols), 1), n, dtype=np.int64)], axis=1)
+        names.append(sink)
+        outputs.append(False)
+    for lab in outputs:
+        if isinstance(lab, np.generic):
+            continue
+        if not isinstance(lab, (bool, int, str)):
+            raise SpecError("output labels must be bool, int or str", source=src,
+                            field="outputs", value=lab)
+    return Automaton(delta=delta, symbols=symbols, states=names, initial=0, outputs=outputs,
+                     name=name, description=description)
+
+
+def to_aalpy(automaton: Automaton) -> Any:
+    """The AALpy ``Dfa`` of an acceptor, or ``MooreMachine`` of a Moore machine.
+
+    State ids are the state names and inputs the symbol names.
+
+    Raises
+    ------
+    SpecError
+        For a semiautomaton (AALpy machines have an initial state and outputs).
+    """
+    from aalpy.automata import Dfa, DfaState, MooreMachine, MooreState
+
+    if automaton.is_semiautomaton:
+        raise SpecError("an AALpy machine needs an initial state and outputs; this is a "
+                        "semiautomaton", source=f"<automaton {automaton.name}>",
+                        field="initial_state", value=automaton.initial)
+    assert automaton.outputs is not None and automaton.initial is not None
+    if automaton.is_acceptor:
+        states: list[Any] = [DfaState(q, bool(o))
+                             for q, o in zip(automaton.states, automaton.outputs)]
+    else:
+        states = [MooreState(q, o) for q, o in zip(automaton.states, automaton.outputs)]
+    for j, state in enumerate(states):
+        for i, a in enumerate(automaton.symbols):
+            state.transitions[a] = states[int(automaton.delta[i, j])]
+    kind = Dfa if automaton.is_acceptor else MooreMachine
+    return kind(states[automaton.initial], states)
 
 
 def from_regex(pattern: str, input_symbols: Iterable[str], *, name: str = "",

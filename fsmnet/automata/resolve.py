@@ -22,7 +22,8 @@ def load(spec: str | os.PathLike[str] | dict[str, Any] | Automaton | Any) -> Aut
         - a path to a JSON or YAML spec file;
         - a built-in family string such as ``"parity"`` or ``"modadd:5"``
           (see :mod:`fsmnet.automata.families`);
-        - an automata-lib ``DFA`` or ``NFA`` (an NFA is determinized).
+        - an automata-lib ``DFA`` or ``NFA`` (an NFA is determinized);
+        - an AALpy ``Dfa`` or ``MooreMachine``.
 
     Raises
     ------
@@ -49,5 +50,9 @@ def load(spec: str | os.PathLike[str] | dict[str, Any] | Automaton | Any) -> Aut
         from fsmnet.automata.convert import from_automata_lib
 
         return from_automata_lib(spec)
+    if module.startswith("aalpy."):
+        from fsmnet.automata.convert import from_aalpy
+
+        return from_aalpy(spec)
     raise SpecError("cannot load an automaton from this object", source="<load>",
                     field="spec", value=type(spec).__name__)
