@@ -39,6 +39,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from .belief import check_belief_tracking
 from .cones import check_cones
 from .core import CertificateError, check_network_file
 from .product import check_product
@@ -56,6 +57,7 @@ METHODS: dict[str, tuple[Callable[[dict[str, Any]], str], bool]] = {
     "exact-product": (_product_summary, True),
     "cone-invariant": (check_cones, True),
     "witness": (check_witness, False),
+    "belief-tracking": (check_belief_tracking, True),
 }
 
 

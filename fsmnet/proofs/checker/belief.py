@@ -1,0 +1,101 @@
+"""Method ``belief-tracking``: a bilinear network carries the exact PFSA-SR belief.
+
+The certificate lists a PFSA-SR (``kernel[a][q][q']`` = δ(q, a)(q'), the
+reveal sets ``reveals[a]``, the initial state) and the network's exact
+matrices ``matrices[a]`` (h_{wa} = matrices[a] · h_w), ``h0`` and
+``readout``.  The checker verifies, in exact rationals:
+
+1. every row of the kernel is a distribution (entries >= 0, sum 1), every
+   reveal set is a non-empty set of states, the initial state is a state;
+2. matrices[a] = α_a·M_a for one α_a > 0, where M_a[i][j] = kernel[a][j][i]
+   if j is in reveals[a], else 0 (that is, M_a = T_a D_a);
+3. h0 = c·e_{q0} with c > 0;
+4. the readout is the identity and the labels are the state names.
+
+These are the hypotheses of the scale-invariance lemma: with T_a
+non-negative and column-stochastic, ‖T_a v‖₁ = ‖v‖₁ for v >= 0, so by
+induction on |w|, h_w = c·α_w·P(w)·b_w (α_w the product of the α_a along
+w) where b_w is the belief (mask by the
+reveal, renormalize, transition) and P(w) the probability of the reveals;
+when P(w) = 0, h_w = 0.  Any positive rescaling of h (the network's
+normalization) keeps h/‖h‖₁ and the argmax.  Hence the normalized state is
+the exact belief on every word of every length, and the readout is its first
+most likely state.  The finite checks above are the whole certificate.
+
+Method ``belief-decay`` (the negative results) lives in :mod:`.decay`.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from .core import CertificateError, _mat, _vec
+
+
+def read_pfsa(p: dict[str, Any]) -> tuple[list[list[list[Fraction]]], list[set[int]], int]:
+    """(kernel, reveal sets, initial) of a certificate's PFSA, validated."""
+    states, symbols = p["states"], p["symbols"]
+    n, k = len(states), len(symbols)
+    if n == 0 or k == 0 or len(set(states)) != n or len(set(symbols)) != k:
+        raise CertificateError("pfsa: states and symbols must be non-empty and distinct")
+    kernel = [_mat(table) for table in p["kernel"]]
+    if len(kernel) != k or any(len(t) != n or any(len(r) != n for r in t) for t in kernel):
+        raise CertificateError("pfsa.kernel is not |symbols| x |states| x |states|")
+    for a, table in enumerate(kernel):
+        for q, row in enumerate(table):
+            if any(x < 0 for x in row) or sum(row) != 1:
+                raise CertificateError(f"pfsa.kernel[{a}][{q}] is not a distribution")
+    reveals = []
+    for a, shown in enumerate(p["reveals"]):
+        if not isinstance(shown, list) or not shown or not all(
+                isinstance(q, int) and not isinstance(q, bool) and 0 <= q < n for q in shown):
+            raise CertificateError(f"pfsa.reveals[{a}] is not a non-empty set of states")
+        reveals.append(set(shown))
+    if len(reveals) != k:
+        raise CertificateError("pfsa.reveals needs one set per symbol")
+    q0 = p["initial"]
+    if not (isinstance(q0, int) and not isinstance(q0, bool) and 0 <= q0 < n):
+        raise CertificateError("pfsa.initial is not a state")
+    return kernel, reveals, q0
+
+
+def belief_matrix(kernel: list[list[list[Fraction]]], reveals: list[set[int]], a: int
+                  ) -> list[list[Fraction]]:
+    """M_a = T_a D_a: entry (i, j) = δ(j, a)(i) when j is revealed-possible, else 0."""
+    n = len(kernel[a])
+    return [[kernel[a][j][i] if j in reveals[a] else Fraction(0) for j in range(n)]
+            for i in range(n)]
+
+
+def check_belief_tracking(cert: dict[str, Any]) -> str:
+    """Re-check a ``belief-tracking`` certificate; a one-line summary or CertificateError."""
+    p, net = cert["pfsa"], cert["network"]
+    kernel, reveals, q0 = read_pfsa(p)
+    n, k = len(p["states"]), len(p["symbols"])
+    mats = [_mat(m) for m in net["matrices"]]
+    if len(mats) != k:
+        raise CertificateError("network.matrices needs one matrix per symbol")
+    for a, m in enumerate(mats):
+        want = belief_matrix(kernel, reveals, a)
+        pivot = next(((i, j) for i in range(n) for j in range(n) if want[i][j]), None)
+        if len(m) != n or any(len(row) != n for row in m) or pivot is None:
+            raise CertificateError(f"network.matrices[{a}] has the wrong shape")
+        alpha = m[pivot[0]][pivot[1]] / want[pivot[0]][pivot[1]]
+        if not alpha > 0 or any(m[i][j] != alpha * want[i][j]
+                                for i in range(n) for j in range(n)):
+            raise CertificateError(f"network.matrices[{a}] is not a positive multiple of "
+                                   f"T_a D_a (symbol {p['symbols'][a]!r})")
+    h0 = _vec(net["h0"])
+    if len(h0) != n or not h0[q0] > 0 or any(x for q, x in enumerate(h0) if q != q0):
+        raise CertificateError("network.h0 is not a positive multiple of e_q0")
+    readout = _mat(net["readout"])
+    if readout != [[Fraction(int(i == j)) for j in range(n)] for i in range(n)]:
+        raise CertificateError("network.readout is not the identity")
+    if net["labels"] != p["states"]:
+        raise CertificateError("network.labels are not the state names")
+    if not isinstance(cert.get("claim"), str):
+        raise CertificateError("claim must be a string")
+    return (f"valid: belief tracking for every word ({n} states, {k} symbols): "
+            "W = alpha T D exactly, h0 = c e_q0, readout I; by scale invariance h/|h|_1 is the "
+            "exact belief")
