@@ -1,4 +1,5 @@
-"""The torch export computes what the NumPy reference evaluator computes."""
+"""The torch export (``Network.to_torch``: the float32 modules of fsmnet.train) computes
+what the NumPy reference evaluator computes."""
 
 from __future__ import annotations
 
@@ -41,10 +42,20 @@ def test_random_automata(automaton, arch, seed):
 
 
 @pytest.mark.parametrize("arch", ARCHS)
-def test_parameters_are_trainable_float64(arch):
+def test_parameters_are_trainable_float32(arch):
     module = fsmnet.compile("modadd:6", arch, **OPTIONS.get(arch, {})).to_torch()
     params = list(module.parameters())
-    assert params and all(p.requires_grad and p.dtype == torch.float64 for p in params)
-    scores = module.scores(torch.tensor([[0, 1, 2]]))
-    scores.sum().backward()
+    assert params and all(p.requires_grad and p.dtype == torch.float32 for p in params)
+    logits = module.logits(torch.tensor([[0, 1, 2]]))
+    assert logits.shape == (1, 4, 6)  # every prefix, the empty one included; 6 labels
+    logits.sum().backward()
     assert any(p.grad is not None and torch.any(p.grad != 0) for p in params)
+
+
+def test_to_torch_resolves_the_registry_trainable_reference():
+    from fsmnet import archs
+
+    for spec, arch in (("parity", "bilinear-real-diag"), ("flipflop", "minmax-scalar")):
+        module = fsmnet.compile(spec, arch).to_torch()
+        assert type(module).__module__.startswith("fsmnet.train.")
+        assert archs.get(arch).trainable.startswith("fsmnet.train.")

@@ -15,6 +15,7 @@ RECORDS = (
         summary="h = A(x) h with a dense 3-way tensor; any automaton (one-hot, H = n)",
         semantics="fsmnet.nets.bilinear:FULL",
         construction="fsmnet.constructions.bilinear_full:compile_bilinear_full",
+        trainable="fsmnet.train.modules_linear:BilinearFull",
         proofs=("exact-product", "cone-invariant"),
         certificate_model=_LINEAR_MODEL, scan="linear"),
     Architecture(
@@ -23,6 +24,7 @@ RECORDS = (
                 "search_rlimit (deterministic), search_seconds (optional guard))",
         semantics="fsmnet.nets.bilinear:CP",
         construction="fsmnet.constructions.bilinear_cp:compile_bilinear_cp",
+        trainable="fsmnet.train.modules_linear:BilinearCP",
         proofs=("exact-product", "cone-invariant"),
         certificate_model=_LINEAR_MODEL, scan="linear"),
     Architecture(
@@ -30,5 +32,6 @@ RECORDS = (
         summary="block-diagonal A(x), one block per direct-product factor "
                 "(options: max_states, max_congruences)",
         semantics="fsmnet.nets.bilinear_block:BLOCK",
-        construction="fsmnet.constructions.bilinear_block:compile_bilinear_block"),
+        construction="fsmnet.constructions.bilinear_block:compile_bilinear_block",
+        trainable="fsmnet.train.modules_block:BilinearBlock"),
 )

@@ -19,6 +19,7 @@ RECORDS = (
         summary="2×2 rotation-scaling blocks; commutative languages only",
         semantics="fsmnet.nets.diagonal:R2",
         construction="fsmnet.constructions.commutative:compile_r2",
+        trainable="fsmnet.train.modules_linear:BilinearR2",
         theorems=("commuting",), proofs=_COUNTS, product_budget=_BUDGET,
         certificate_model="fsmnet.proofs.certificate_models:LINEAR", scan="linear"),
     Architecture(
@@ -26,6 +27,7 @@ RECORDS = (
         summary="real diagonal; commutative languages with periods ≤ 2",
         semantics="fsmnet.nets.diagonal:REAL_DIAG",
         construction="fsmnet.constructions.commutative:compile_real_diag",
+        trainable="fsmnet.train.modules_linear:BilinearRealDiag",
         theorems=("commuting", "real-diag"), proofs=_COUNTS, product_budget=_BUDGET,
         certificate_model="fsmnet.proofs.certificate_models:LINEAR", scan="linear"),
     Architecture(
@@ -33,6 +35,7 @@ RECORDS = (
         summary="positive diagonal (Mamba-like); commutative, aperiodic counts",
         semantics="fsmnet.nets.diagonal:POSITIVE_DIAG",
         construction="fsmnet.constructions.commutative:compile_positive_diag",
+        trainable="fsmnet.train.modules_linear:BilinearPositiveDiag",
         theorems=("commuting", "positive-diag"), proofs=_COUNTS, product_budget=_BUDGET,
         certificate_model="fsmnet.proofs.certificate_models:LINEAR", scan="linear"),
 )

@@ -13,6 +13,7 @@ RECORDS = (
         summary="dense A reached as a fixed point of a diagonal RNN; permutation letters",
         semantics="fsmnet.nets.fixed_point:FIXED_POINT",
         construction="fsmnet.constructions.fixed_point:compile_fixed_point",
+        trainable="fsmnet.train.modules_linear:FixedPointRNN",
         proofs=("exact-product", "cone-invariant"),
         certificate_model="fsmnet.proofs.certificate_models:LINEAR", scan="linear"),
 )

@@ -13,6 +13,7 @@ RECORDS = (
         summary="products of generalized Householder reflections",
         semantics="fsmnet.nets.deltaproduct:DELTAPRODUCT",
         construction="fsmnet.constructions.deltaproduct:compile_deltaproduct",
+        trainable="fsmnet.train.modules_linear:DeltaProduct",
         proofs=("exact-product", "cone-invariant"),
         certificate_model="fsmnet.proofs.certificate_models:LINEAR", scan="linear"),
 )

@@ -13,6 +13,7 @@ RECORDS = (
         summary="max-min recurrence over Boolean one-hot matrices; any automaton",
         semantics="fsmnet.nets.minmax:DENSE",
         construction="fsmnet.constructions.minmax_dense:compile_minmax_dense",
+        trainable="fsmnet.train.modules_minmax:MinMaxDense",
         certificate_model="fsmnet.proofs.certificate_models:MINMAX_DENSE",
         scan="minmax-dense"),
     Architecture(
@@ -20,6 +21,7 @@ RECORDS = (
         summary="holonomy cascade of MinMax units",
         semantics="fsmnet.nets.minmax_cascade:CASCADE",
         construction="fsmnet.constructions.minmax_cascade:compile_minmax_cascade",
+        trainable="fsmnet.train.modules_minmax:MinMaxCascade",
         certificate_model="fsmnet.proofs.certificate_models:MINMAX_CASCADE",
         scan="minmax-cascade"),
     Architecture(
@@ -27,6 +29,7 @@ RECORDS = (
         summary="cascade of scalar MinMax units; star-free (aperiodic) languages only",
         semantics="fsmnet.nets.minmax_cascade:SCALAR",
         construction="fsmnet.constructions.minmax_cascade:compile_minmax_scalar",
+        trainable="fsmnet.train.modules_minmax:MinMaxCascade",
         theorems=("minmax-scalar",),
         certificate_model="fsmnet.proofs.certificate_models:MINMAX_CASCADE",
         scan="minmax-cascade"),

@@ -159,10 +159,18 @@ class Network:
         return self._labels[int(self.label_trace(encoded, exact=exact)[-1])]
 
     def to_torch(self) -> Any:
-        """A ``torch.nn.Module`` with the same weights (torch is imported lazily)."""
-        from fsmnet.nets.torch_export import to_torch
+        """The architecture's float32 training module (:mod:`fsmnet.train`) loaded with
+        these weights; ``module(words)`` gives the label index after every prefix,
+        ``module.logits(words)`` the per-position logits.  The module is named by the
+        registry record's ``trainable`` reference and imported (with torch) here."""
+        from fsmnet import archs
+        from fsmnet.errors import FsmnetError
 
-        return to_torch(self)
+        ref = archs.get(self._arch).trainable
+        if ref is None:
+            raise FsmnetError(f"torch export is not available for {self._arch}")
+        module = archs.resolve(ref)
+        return module.from_params(self.params, len(self._symbols), len(self._labels))
 
     # ----------------------------------------------------------------- files
     def header(self) -> dict[str, Any]:

@@ -1,0 +1,87 @@
+"""The training loop: Adam on the cross-entropy of every prefix's label.
+
+Deterministic on the CPU given the seed and the thread count: the data come
+from ``numpy.random.default_rng(seed)``, the initial weights from
+``torch.manual_seed(seed)``, torch runs with ``use_deterministic_algorithms``
+and a fixed number of intra-op threads, so two runs give the same bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from fsmnet.automata import Automaton
+from fsmnet.train.convert import build
+from fsmnet.train.data import batch, task_automaton
+
+
+@dataclass
+class TrainConfig:
+    arch: str
+    hidden: int = 16
+    lengths: tuple[int, int] = (2, 10)
+    steps: int = 500
+    batch: int = 64
+    lr: float = 0.01
+    seed: int = 0
+    threads: int = 1
+    device: str = "cpu"
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class TrainResult:
+    module: Any
+    automaton: Automaton
+    losses: list[float]
+    seconds: float
+    tokens: int
+
+
+def train(spec: Automaton | str, config: TrainConfig,
+          progress: Callable[[int, float], None] | None = None) -> TrainResult:
+    """Train a fresh module of ``config.arch`` on the automaton's labels.
+
+    ``progress(step, loss)`` is called after every step (for a progress bar).
+    """
+    import time
+
+    import torch
+
+    automaton = task_automaton(spec)
+    torch.set_num_threads(max(1, int(config.threads)))
+    torch.use_deterministic_algorithms(True)
+    torch.manual_seed(config.seed)
+    rng = np.random.default_rng(config.seed)
+    device = torch.device(config.device)
+    module = build(config.arch, automaton.n_symbols, len(automaton.labels), config.hidden,
+                   **config.options).to(device)
+    opt = torch.optim.Adam(module.parameters(), lr=config.lr)
+    lo, hi = config.lengths
+    losses: list[float] = []
+    tokens = 0
+    start = time.perf_counter()
+    for step in range(config.steps):
+        length = int(rng.integers(lo, hi + 1))
+        words, labels = batch(automaton, rng, config.batch, length)
+        w = torch.tensor(words, device=device)
+        y = torch.tensor(labels, device=device)
+        logits = module.logits(w)
+        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]),
+                                                 y.reshape(-1))
+        opt.zero_grad()
+        loss.backward()
+        # Products of many matrices make rare huge gradients; clipping keeps Adam sane.
+        torch.nn.utils.clip_grad_norm_(module.parameters(), 1.0)
+        opt.step()
+        value = float(loss.detach())
+        losses.append(value)
+        tokens += words.size
+        if progress is not None:
+            progress(step, value)
+    return TrainResult(module=module.cpu(), automaton=automaton, losses=losses,
+                       seconds=time.perf_counter() - start, tokens=tokens)

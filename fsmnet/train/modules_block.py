@@ -1,0 +1,77 @@
+"""Trainable block-diagonal bilinear RNN with a multilinear readout (arXiv 2505.21749).
+
+h⁽ⁱ⁾_t = W_i[x_t] h⁽ⁱ⁾_{t-1} for m independent blocks of size b_i, and
+score_c = readout[c] contracted with h⁽⁰⁾ ⊗ ··· ⊗ h⁽ᵐ⁻¹⁾ (each block
+normalized), the ``bilinear-block`` semantics of fsmnet/nets/bilinear_block.py.
+The paper's block-diagonal model reads out linearly from the concatenated
+state; the multilinear readout is fsmnet's (it is what reads a direct product
+from its factors), kept here so that a trained module is a ``bilinear-block``
+network.  The readout has C·Π b_i entries, so keep m small.
+"""
+
+from __future__ import annotations
+
+import math
+import string
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from fsmnet.train import scan
+from fsmnet.train.modules_linear import _np, _p
+
+Tensor = torch.Tensor
+
+
+class BilinearBlock(nn.Module):
+    """m blocks of size ``hidden // blocks`` (the last one takes the remainder)."""
+
+    arch = "bilinear-block"
+
+    def __init__(self, n_symbols: int, n_labels: int, hidden: int, blocks: int = 2,
+                 sizes: list[int] | None = None) -> None:
+        super().__init__()
+        if sizes is None:
+            m = max(1, int(blocks))
+            base = max(1, hidden // m)
+            sizes = [base] * (m - 1) + [max(1, hidden - base * (m - 1))]
+        self.sizes = [int(b) for b in sizes]
+        self.n_symbols, self.n_labels = int(n_symbols), int(n_labels)
+        self.hidden = sum(self.sizes)
+        self.W = nn.ParameterList(nn.Parameter(torch.randn(n_symbols, b, b) / math.sqrt(b))
+                                  for b in self.sizes)
+        self.h0 = nn.ParameterList(nn.Parameter(torch.randn(b)) for b in self.sizes)
+        self.readout = nn.Parameter(torch.randn(n_labels, *self.sizes))
+
+    def logits(self, words: Tensor, fast: bool = True) -> Tensor:
+        words = words.to(torch.int64)
+        run = scan.dense_scan if fast else scan.dense_loop
+        hs = [scan.unit(run(w, words, h)) for w, h in zip(self.W, self.h0)]
+        letters = string.ascii_lowercase[3:3 + len(hs)]  # c, x, y are taken
+        spec = "c" + letters + "," + ",".join("xy" + ch for ch in letters) + "->xyc"
+        return torch.einsum(spec, self.readout, *hs)
+
+    def forward(self, words: Tensor) -> Tensor:
+        with torch.no_grad():
+            return self.logits(words).argmax(dim=-1)
+
+    def to_params(self) -> dict[str, np.ndarray]:
+        out = {"readout": _np(self.readout)}
+        for i, (w, h) in enumerate(zip(self.W, self.h0)):
+            out[f"W.{i}"] = np.ascontiguousarray(np.moveaxis(_np(w), 0, 2))
+            out[f"h0.{i}"] = _np(h)
+        return out
+
+    @classmethod
+    def from_params(cls, params: dict[str, np.ndarray], n_symbols: int, n_labels: int,
+                    **options: Any) -> BilinearBlock:
+        sizes = [int(np.asarray(params[f"h0.{i}"]).shape[0])
+                 for i in range(sum(1 for k in params if k.startswith("h0.")))]
+        module = cls(n_symbols, n_labels, sum(sizes), sizes=sizes)
+        module.W = nn.ParameterList(_p(np.moveaxis(params[f"W.{i}"], 2, 0))
+                                    for i in range(len(sizes)))
+        module.h0 = nn.ParameterList(_p(params[f"h0.{i}"]) for i in range(len(sizes)))
+        module.readout = _p(params["readout"])
+        return module

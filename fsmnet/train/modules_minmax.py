@@ -1,0 +1,185 @@
+"""MinMax modules: the trainable dense recurrence, the trainable cascade, and the
+float32 port of compiled cascades.
+
+Source: MinMax Recurrent Neural Cascades, arXiv 2605.06384; the algebra and its
+associative combines are in docs/constructions-minmax.md.
+
+* :class:`MinMaxDense` — x_t = (R[x_t] ⊗ x_{t-1}) ⊕ s[x_t] with
+  (A ⊗ x)_i = max_j min(A_ij, x_j); score_c = (readout ⊗ x_t)_c.  Exactly the
+  ``minmax-dense`` semantics, so it converts to and from a Network.  Trained
+  through the subgradients of max/min (one selected entry per output).
+* :class:`MinMaxCascade` — the trainable cascade: L layers of K scalar units,
+  unit state x_t = max(min(r_t, x_{t-1}), s_t) with gates r_t, s_t =
+  sigmoid(affine(e(x_t) ‖ y_t)) of the symbol embedding and the *current*
+  states y_t of the layers below (a cascade: information only flows upward);
+  linear readout of all states.  Simplifications: one gate form for every
+  unit, continuous (not discretized) inputs between layers.  It has no
+  ``Network`` form (a compiled cascade's controllers are lookup tables over the
+  discrete coordinates of the units above); :meth:`to_params` raises.
+* :class:`CompiledCascade` — a compiled ``minmax-cascade``/``minmax-scalar``
+  network in float32 (max/min only select, so float32 is exact on the
+  compiled values); a step loop, since its controllers read the discrete
+  coordinates of the units above at t−1.  Not trainable (lookups).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from fsmnet.train import scan
+from fsmnet.train.modules_linear import _np, _p
+
+Tensor = torch.Tensor
+TEMPERATURE = 10.0  # max-min scores lie in [0, 1]; scaled for the cross-entropy
+
+
+class MinMaxDense(nn.Module):
+    """x_t = (R[x_t] ⊗ x_{t-1}) ⊕ s[x_t], readout ⊗ x_t (arXiv 2605.06384)."""
+
+    arch = "minmax-dense"
+
+    def __init__(self, n_symbols: int, n_labels: int, hidden: int) -> None:
+        super().__init__()
+        self.n_symbols, self.n_labels, self.hidden = n_symbols, n_labels, hidden
+        self.R = nn.Parameter(torch.rand(n_symbols, hidden, hidden))
+        self.s = nn.Parameter(0.5 * torch.rand(n_symbols, hidden))
+        self.x0 = nn.Parameter(torch.rand(hidden))
+        self.readout = nn.Parameter(torch.rand(n_labels, hidden))
+
+    def states(self, words: Tensor, fast: bool = True) -> Tensor:
+        words = words.to(torch.int64)
+        run = scan.maxmin_scan if fast else scan.maxmin_loop
+        return run(self.R[words], self.s[words], self.x0)
+
+    def logits(self, words: Tensor, fast: bool = True) -> Tensor:
+        x = self.states(words, fast)
+        return TEMPERATURE * scan.maxmin_apply(self.readout, x)
+
+    def forward(self, words: Tensor) -> Tensor:
+        with torch.no_grad():
+            return self.logits(words).argmax(dim=-1)
+
+    def to_params(self) -> dict[str, np.ndarray]:
+        return {"R": _np(self.R), "s": _np(self.s), "x0": _np(self.x0),
+                "readout": _np(self.readout)}
+
+    @classmethod
+    def from_params(cls, params: dict[str, np.ndarray], n_symbols: int, n_labels: int,
+                    **options: Any) -> MinMaxDense:
+        module = cls(n_symbols, n_labels, int(np.asarray(params["x0"]).shape[0]))
+        for key in ("R", "s", "x0", "readout"):
+            setattr(module, key, _p(params[key]))
+        return module
+
+
+class MinMaxCascade(nn.Module):
+    """L layers × K scalar MinMax units with sigmoid gates (arXiv 2605.06384, simplified)."""
+
+    arch = "minmax-cascade"
+
+    def __init__(self, n_symbols: int, n_labels: int, hidden: int, layers: int = 2) -> None:
+        super().__init__()
+        self.n_symbols, self.n_labels, self.hidden = n_symbols, n_labels, hidden
+        self.layers = max(1, int(layers))
+        k = max(1, hidden // self.layers)
+        self.width = k
+        self.gates = nn.ModuleList(nn.Linear(n_symbols + l * k, 2 * k)
+                                   for l in range(self.layers))
+        self.x0 = nn.Parameter(torch.full((self.layers, k), 0.5))
+        self.readout = nn.Linear(self.layers * k, n_labels)
+
+    def states(self, words: Tensor, fast: bool = True) -> Tensor:
+        words = words.to(torch.int64)
+        e = nn.functional.one_hot(words, self.n_symbols).to(self.x0.dtype)
+        run = scan.scalar_minmax_scan if fast else scan.scalar_minmax_loop
+        below: list[Tensor] = []  # states of the lower layers at t = 1..T
+        traces = []
+        for l, gate in enumerate(self.gates):
+            r, s = torch.sigmoid(gate(torch.cat([e, *below], dim=-1))).chunk(2, dim=-1)
+            x = run(r, s, self.x0[l])
+            traces.append(x)
+            below.append(x[:, 1:])
+        return torch.cat(traces, dim=-1)
+
+    def logits(self, words: Tensor, fast: bool = True) -> Tensor:
+        return self.readout(self.states(words, fast))
+
+    def forward(self, words: Tensor) -> Tensor:
+        with torch.no_grad():
+            return self.logits(words).argmax(dim=-1)
+
+    @classmethod
+    def from_params(cls, params: dict[str, np.ndarray], n_symbols: int, n_labels: int,
+                    **options: Any) -> CompiledCascade:
+        """A compiled cascade network loads into its float32 port, :class:`CompiledCascade`
+        (its lookup controllers have no place in the trainable gate form)."""
+        return CompiledCascade(params, n_symbols, n_labels)
+
+    def to_params(self) -> dict[str, np.ndarray]:
+        from fsmnet.errors import FsmnetError
+
+        raise FsmnetError("a trained MinMax cascade has no network form: compiled cascades "
+                          "use lookup-table controllers over discrete unit coordinates; "
+                          "train --arch minmax-dense for a network that can be saved")
+
+
+class CompiledCascade(nn.Module):
+    """A compiled MinMax cascade network, in float32 (controllers: table lookups)."""
+
+    def __init__(self, params: dict[str, np.ndarray], n_symbols: int, n_labels: int) -> None:
+        super().__init__()
+        self.params_np = {k: np.asarray(v) for k, v in params.items()}
+        self.sizes = [int(k) for k in params["unit_size"]]
+        self.kinds = [int(k) for k in params["unit_kind"]]
+        levels = [int(v) for v in params["unit_level"]]
+        self.above = [sum(1 for w in levels if w < lv) for lv in levels]
+        self.gates, self.sets, self.starts = (nn.ParameterList() for _ in range(3))
+        self.domains = []
+        for u, (k, kind) in enumerate(zip(self.sizes, self.kinds)):
+            gate = params[f"unit{u}_r" if kind == 0 else f"unit{u}_R"]
+            n_sym, dom = gate.shape[:2]
+            self.domains.append(int(dom))
+            shape: tuple[int, ...] = (n_sym * dom,) if kind == 0 else (n_sym * dom, k, k)
+            self.gates.append(_p(np.reshape(gate, shape)))
+            self.sets.append(_p(np.reshape(params[f"unit{u}_s"], shape[:2 - (kind == 0)])))
+            self.starts.append(_p(params[f"unit{u}_x0"]))
+        self.register_buffer("table", torch.tensor(np.asarray(params["readout"]),
+                                                   dtype=torch.int64))
+
+    def _coords(self, state: list[Tensor]) -> list[Tensor]:
+        return [torch.clamp(torch.floor(x), 1, k).to(torch.int64) - 1 if kind == 0
+                else x.argmax(dim=-1) for x, k, kind in zip(state, self.sizes, self.kinds)]
+
+    def _code(self, coords: list[Tensor], count: int) -> Tensor:
+        code = torch.zeros_like(coords[0])
+        for j in range(count):
+            code = code * self.sizes[j] + coords[j]
+        return code
+
+    def forward(self, words: Tensor) -> Tensor:
+        words = words.to(torch.int64)
+        batch, length = words.shape
+        table: Tensor = self.get_buffer("table")
+        state = [x0.expand(batch) if kind == 0 else x0.expand(batch, -1)
+                 for x0, kind in zip(self.starts, self.kinds)]
+        coords = self._coords(state)
+        out = [table[self._code(coords, len(coords))]]
+        for t in range(length):
+            new = []
+            for u, kind in enumerate(self.kinds):  # every controller reads t−1
+                row = words[:, t] * self.domains[u] + self._code(coords, self.above[u])
+                gate, offset = self.gates[u][row], self.sets[u][row]
+                step = (torch.minimum(gate, state[u]) if kind == 0
+                        else scan.maxmin_apply(gate, state[u]))
+                new.append(torch.maximum(step, offset))
+            state = new
+            coords = self._coords(state)
+            out.append(table[self._code(coords, len(coords))])
+        return torch.stack(out, dim=1)
+
+    def to_params(self) -> dict[str, np.ndarray]:
+        return dict(self.params_np)
