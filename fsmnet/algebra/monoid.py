@@ -160,6 +160,14 @@ class TransitionMonoid:
                             source="<monoid>", field="transformations", value=sorted(lengths))
         return cls(generators=transformations, symbols=symbols, limit=limit)
 
+    def __repr__(self) -> str:
+        # Cheap: the size is shown only once something has computed it.
+        names = ", ".join(self._symbols[:8]) + (", ..." if len(self._symbols) > 8 else "")
+        size = (f"{self._struct.size} elements" if self._struct is not None
+                else "size not computed yet (.size)")
+        return (f"<TransitionMonoid: degree {self.degree}, {self.n_generators} generators "
+                f"({names}), {size}>")
+
     # ---------------------------------------------------------- properties
     @property
     def generators(self) -> np.ndarray:

@@ -360,6 +360,18 @@ class Automaton:
         nm = f" {self._name!r}" if self._name else ""
         return f"<Automaton{nm}: {self.n_states} states, {self.n_symbols} symbols, {kind}>"
 
+    def _repr_svg_(self) -> str | None:
+        """The state diagram for Jupyter (None without Graphviz ``dot``)."""
+        from fsmnet.automata.render import automaton_svg
+
+        return automaton_svg(self)
+
+    def _repr_html_(self) -> str:
+        """A card for Jupyter: sizes, alphabet and the state diagram."""
+        from fsmnet.automata.render import automaton_html
+
+        return automaton_html(self)
+
     # ------------------------------------------------------------- helpers
     def _src(self) -> str:
         return f"<automaton {self._name}>" if self._name else "<automaton>"

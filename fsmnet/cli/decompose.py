@@ -25,6 +25,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--no-verify", action="store_true",
                    help="skip the action and emulation checks ('verified' is then false)")
+    p.add_argument("--dot", metavar="FILE",
+                   help="write a Graphviz picture of the cascade to FILE: DOT text, or SVG "
+                        "when FILE ends in .svg (needs Graphviz dot); '-' is standard output")
     p.set_defaults(handler=handle)
 
 
@@ -68,6 +71,11 @@ def handle(args: argparse.Namespace) -> int:
     if bar is not None:
         bar.close()
     result = summarize(h, verified=verified)
+    if args.dot:
+        from fsmnet.algebra.holonomy.dot import holonomy_to_dot
+        from fsmnet.automata.render import write_picture
+
+        write_picture(args.dot, holonomy_to_dot(h, state_names=automaton.states))
     if args.json:
         print_json(result)
     else:

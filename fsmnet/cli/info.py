@@ -53,6 +53,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--max-size", type=int, default=50_000_000, metavar="N",
                    help="refuse monoids with more than N elements (default: %(default)s)")
+    p.add_argument("--dot", metavar="FILE",
+                   help="write a Graphviz picture of the state diagram to FILE: DOT text, or SVG "
+                        "when FILE ends in .svg (needs Graphviz dot); '-' is standard output")
     p.set_defaults(handler=handle)
 
 
@@ -63,6 +66,11 @@ def handle(args: argparse.Namespace) -> int:
 
     automaton = load(args.spec)
     result = info(automaton, limit=args.max_size)
+    if args.dot:
+        from fsmnet.automata.convert import to_dot
+        from fsmnet.automata.render import write_picture
+
+        write_picture(args.dot, to_dot(automaton))
     if args.json:
         print_json(result)
     else:

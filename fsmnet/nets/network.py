@@ -198,6 +198,25 @@ class Network:
                 f"{self.n_params} parameters, {len(self._symbols)} symbols, "
                 f"{len(self._labels)} labels>")
 
+    def _repr_svg_(self) -> str | None:
+        """The structure picture for Jupyter (None without Graphviz ``dot``)."""
+        from fsmnet.automata.render import repr_svg
+        from fsmnet.nets.dot import n_nodes, network_to_dot
+
+        return repr_svg(network_to_dot(self), n_nodes(self))
+
+    def _repr_html_(self) -> str:
+        """A card for Jupyter: architecture, sizes, tensors and the structure picture."""
+        from fsmnet.automata.render import repr_html
+        from fsmnet.nets.dot import n_nodes, network_to_dot
+
+        rows = [("architecture", self._arch), ("hidden size", str(self.hidden_size)),
+                ("parameters", str(self.n_params)), ("symbols", ", ".join(self._symbols)),
+                ("labels", ", ".join(map(str, self._labels))),
+                ("tensors", "; ".join(f"{k} {tuple(v.shape)}" for k, v in self._params.items()))]
+        return repr_html(repr(self), rows, network_to_dot(self), n_nodes(self))
+
+
 
 def load_network(path: str | os.PathLike[str]) -> Network:
     """Load and validate a network file written by :meth:`Network.save`.

@@ -48,6 +48,21 @@ class VerifyResult:
     counterexample: Counterexample | None = None
     details: dict[str, Any] = field(default_factory=dict)
 
+    def _repr_html_(self) -> str:
+        """A card for Jupyter: verdict, method, the confirmed counterexample."""
+        from fsmnet.automata.render import repr_html
+
+        rows = [("verdict", str(self.verdict)), ("method", str(self.method))]
+        if self.counterexample is not None:
+            c = self.counterexample
+            rows += [("counterexample", " ".join(c.word) or "(empty word)"),
+                     ("expected / got", f"{c.expected!r} / {c.got!r}")]
+        rows += [(k, str(v)[:80]) for k, v in self.details.items()
+                 if isinstance(v, (bool, int, float, str))][:8]
+        colour = {"proved": "green", "refuted": "firebrick"}.get(str(self.verdict), "inherit")
+        return repr_html(f"verify: {self.verdict}", rows, colour=colour)
+
+
 
 def confirm(net: Network, automaton: Automaton, word: list[int]) -> Counterexample | None:
     """Re-run a candidate word with the exact reference evaluator; None if it agrees."""

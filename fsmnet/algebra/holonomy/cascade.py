@@ -143,6 +143,34 @@ class Holonomy:
             return symbol
         raise SpecError("unknown letter", source="<holonomy>", field="symbol", value=symbol)
 
+    def __repr__(self) -> str:
+        # Short on purpose: the dataclass default printed every table (kilobytes).
+        parts = []
+        for lv in self.levels:
+            comps = [f"{c.n_tiles}" + ("" if c.group is None else f"|{c.group.order()}")
+                     for c in lv.components[:6]]
+            more = f" +{len(lv.components) - 6}" if len(lv.components) > 6 else ""
+            parts.append(f"{lv.level}:[{' '.join(comps)}{more}]")
+        return (f"<Holonomy: {self.n_states} states, {len(self.symbols)} letters, "
+                f"{self.n_levels} levels {' '.join(parts)} (tiles|group order)>")
+
+    def _repr_svg_(self) -> str | None:
+        """The cascade picture for Jupyter (None without Graphviz ``dot``)."""
+        from fsmnet.algebra.holonomy.dot import holonomy_to_dot, n_nodes
+        from fsmnet.automata.render import repr_svg
+
+        return repr_svg(holonomy_to_dot(self), n_nodes(self))
+
+    def _repr_html_(self) -> str:
+        """A card for Jupyter: one row per level and the cascade picture."""
+        from fsmnet.algebra.holonomy.dot import holonomy_to_dot, n_nodes
+        from fsmnet.automata.render import repr_html
+
+        rows = [(f"level {lv.level}", f"{lv.n_points} points, " + ", ".join(
+            f"{c.n_tiles} tiles/" + ("reset" if c.group is None else f"order {c.group.order()}")
+            for c in lv.components)) for lv in self.levels]
+        return repr_html(repr(self), rows, holonomy_to_dot(self), n_nodes(self))
+
     def component(self, level: int, index: int) -> Component:
         """Component ``index`` of level ``level`` (1-based level)."""
         return self.levels[level - 1].components[index]

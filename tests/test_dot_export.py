@@ -1,0 +1,215 @@
+"""DOT and SVG pictures: holonomy cascades, networks, the --dot flag, writing files.
+
+Expected structure comes from independent facts: the holonomy decomposition
+of the full transformation monoid T_3 has S_3 on 3 tiles above C_2 on 2
+tiles (Egri-Nagy & Nehaniv, arXiv 1508.06345, the T_3 example, also the
+doctest of fsmnet.algebra.holonomy); latch:4 is aperiodic, so every
+component is a reset; Z_6 = Z_2 x Z_3 (Chinese remainder theorem), so the
+bilinear-block network of modadd:6 has blocks of sizes 2 and 3.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import stat
+import threading
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+
+import fsmnet
+from fsmnet.algebra.holonomy.dot import holonomy_to_dot, holonomy_to_svg
+from fsmnet.automata.convert import to_dot
+from fsmnet.automata.render import dot_to_svg, have_dot, write_picture, write_text
+from fsmnet.cli import main
+from fsmnet.errors import BackendUnavailable, SpecError
+from fsmnet.nets import Network
+from fsmnet.nets.dot import network_to_dot, network_to_svg, support_blocks
+
+needs_dot = pytest.mark.skipif(shutil.which("dot") is None,
+                               reason="Graphviz 'dot' is not installed (apt-get install graphviz)")
+T3 = [[1, 2, 0], [1, 0, 2], [0, 0, 2]]
+
+
+def declared_nodes(text: str) -> set[str]:
+    return set(re.findall(r"^\s*(\w+) \[", text, flags=re.M))
+
+
+def edges(text: str) -> list[tuple[str, str]]:
+    return re.findall(r"^\s*(\w+) -> (\w+)", text, flags=re.M)
+
+
+def assert_well_formed(text: str) -> None:
+    """Without Graphviz: braces balance and every edge joins declared nodes."""
+    assert text.startswith("digraph ") and text.rstrip().endswith("}")
+    assert text.count("{") - text.count("\\{") >= 1
+    nodes = declared_nodes(text)
+    for a, b in edges(text):
+        assert a in nodes and b in nodes, (a, b)
+
+
+def test_holonomy_dot_of_t3():
+    text = holonomy_to_dot(fsmnet.decompose(T3))
+    assert_well_formed(text)
+    assert "S_3 (order 6)" in text and "C_2 (order 2)" in text
+    assert "level 1: 3 points" in text and "level 2: 2 points" in text
+    assert "{0,1} {0,2} {1,2}" in text  # the three 2-subsets tile {0,1,2}
+    assert ("l1c0", "l2c0") in edges(text)
+
+
+def test_holonomy_dot_uses_state_names_and_marks_resets():
+    a = fsmnet.load("latch:4")
+    text = holonomy_to_dot(fsmnet.decompose(a), state_names=a.states)
+    assert_well_formed(text)
+    assert text.count("reset (trivial group)") == 2 and "order" not in text
+    for name in a.states:
+        assert name in text
+
+
+def test_network_dot_bilinear_block_shows_crt_blocks():
+    net = fsmnet.compile("modadd:6", "bilinear-block")
+    text = network_to_dot(net)
+    assert_well_formed(text)
+    assert "block 0: 2x2" in text and "block 1: 3x3" in text
+    assert support_blocks(net) == [[0, 1], [2, 3, 4]]
+
+
+def test_network_dot_minmax_units():
+    net = fsmnet.compile("latch:4", "minmax-scalar")
+    text = network_to_dot(net)
+    assert_well_formed(text)
+    assert text.count("scalar unit") == 2 and "max(min(r, x), s)" in text
+    assert ("u0", "u1") in edges(text)  # the lower level reads the unit above
+    cascade = network_to_dot(fsmnet.compile("modadd:5", "minmax-cascade"))
+    assert "matrix unit, 5x5" in cascade
+
+
+def test_support_blocks_of_a_block_diagonal_bilinear_net():
+    # Two independent one-hot counters (mod 2 on h[0:2], mod 3 on h[2:5]) in one W.
+    w = np.zeros((5, 5, 1))
+    w[[1, 0], [0, 1], 0] = 1
+    w[[3, 4, 2], [2, 3, 4], 0] = 1
+    net = Network(arch="bilinear-full", params={"W": w, "h0": np.eye(5)[0] + np.eye(5)[2],
+                                                "readout": np.ones((1, 5))},
+                  symbols=["a"], labels=[0])
+    assert support_blocks(net) == [[0, 1], [2, 3, 4]]
+    assert "block 1: 3 units" in network_to_dot(net)
+
+
+@pytest.mark.parametrize("arch", ["bilinear-full", "bilinear-cp", "bilinear-r2", "minmax-dense",
+                                  "deltaproduct", "fixed-point"])
+def test_every_linear_arch_exports(arch):
+    net = fsmnet.compile("parity", arch)  # parity: the cheapest, Z3's CP search included
+    text = network_to_dot(net)
+    assert_well_formed(text)
+    assert f"hidden {net.hidden_size}" in text
+    if arch == "bilinear-r2":  # 2x2 rotation blocks stay separate
+        assert all(len(b) == 2 for b in support_blocks(net))
+
+
+@needs_dot
+def test_svg_renders_and_parses():
+    pictures = [dot_to_svg(to_dot(fsmnet.load("starfree"))),
+                holonomy_to_svg(fsmnet.decompose(T3)),
+                network_to_svg(fsmnet.compile("modadd:6", "bilinear-block")),
+                network_to_svg(fsmnet.compile("latch:4", "minmax-scalar"))]
+    for svg in pictures:
+        root = ET.fromstring(svg.encode())
+        assert root.tag.endswith("svg")
+        assert len(root.findall(".//{http://www.w3.org/2000/svg}g")) > 2
+
+
+def test_missing_dot_says_so(monkeypatch, tmp_path):
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    assert not have_dot()
+    with pytest.raises(BackendUnavailable, match="Graphviz 'dot' program, which is not installed"):
+        dot_to_svg("digraph g {}")
+    out = tmp_path / "x.svg"
+    with pytest.raises(BackendUnavailable):
+        write_picture(str(out), "digraph g {}")
+    assert not out.exists()
+    write_picture(str(tmp_path / "x.dot"), "digraph g {}\n")  # DOT needs nothing
+    assert (tmp_path / "x.dot").read_text() == "digraph g {}\n"
+
+
+@needs_dot
+def test_dot_failure_is_typed():
+    with pytest.raises(BackendUnavailable, match="failed"):
+        dot_to_svg("digraph {{{ not dot")
+
+
+# ------------------------------------------------------------- writing files
+def test_write_text_atomic_regular_file(tmp_path):
+    target = tmp_path / "p.dot"
+    target.write_text("old")
+    os.chmod(target, 0o640)
+    write_text(str(target), "new")
+    assert target.read_text() == "new"
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o640  # mode kept
+    assert sorted(os.listdir(tmp_path)) == ["p.dot"]  # no temporary left
+    write_text(str(tmp_path / "fresh.dot"), "x")
+    assert stat.S_IMODE(os.stat(tmp_path / "fresh.dot").st_mode) == 0o644
+
+
+def test_write_text_streams_into_a_fifo(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[str] = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo).read()))
+    reader.start()
+    write_text(str(fifo), "digraph g {}\n")
+    reader.join(timeout=10)
+    assert got == ["digraph g {}\n"]
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)  # not replaced by a regular file
+
+
+def test_write_text_dash_is_stdout(capsys):
+    write_text("-", "digraph g {}\n")
+    assert capsys.readouterr().out == "digraph g {}\n"
+
+
+def test_write_text_bad_targets(tmp_path):
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    for bad, why in [(tmp_path, "folder"), (afile / "x.dot", "is a file"),
+                     (tmp_path / "missing" / "x.dot", "does not exist")]:
+        with pytest.raises(SpecError, match=why):
+            write_text(str(bad), "x")
+    assert sorted(os.listdir(tmp_path)) == ["afile"]
+
+
+# ------------------------------------------------------------- the --dot flag
+@pytest.mark.parametrize("argv,expect", [
+    (["info", "parity"], 'digraph "parity"'),
+    (["decompose", "latch:4", "--no-verify"], "digraph holonomy"),
+])
+def test_cli_dot_flag(tmp_path, capsys, argv, expect):
+    out = tmp_path / "pic.dot"
+    assert main([*argv, "--dot", str(out)]) == 0
+    text = out.read_text()
+    assert text.startswith(expect)
+    assert_well_formed(text)
+    capsys.readouterr()
+    assert main([*argv, "--dot", "-"]) == 0
+    assert expect in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", [["info", "parity"], ["decompose", "parity"]])
+def test_cli_dot_bad_path_is_one_line(tmp_path, capsys, command):
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    for bad in [str(afile / "x.dot"), str(tmp_path), str(tmp_path / "no" / "x.dot")]:
+        assert main([*command, "--dot", bad]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "Traceback" not in err and "path" in err
+    assert sorted(os.listdir(tmp_path)) == ["afile"]
+
+
+@needs_dot
+def test_cli_dot_svg(tmp_path):
+    out = tmp_path / "cascade.svg"
+    assert main(["decompose", "latch:4", "--dot", str(out)]) == 0
+    assert ET.fromstring(out.read_bytes()).tag.endswith("svg")
