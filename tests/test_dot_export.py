@@ -213,3 +213,23 @@ def test_cli_dot_svg(tmp_path):
     out = tmp_path / "cascade.svg"
     assert main(["decompose", "latch:4", "--dot", str(out)]) == 0
     assert ET.fromstring(out.read_bytes()).tag.endswith("svg")
+
+
+def test_cli_compile_dot(tmp_path):
+    out, net = tmp_path / "net.dot", tmp_path / "net.safetensors"
+    assert main(["compile", "modadd:6", "--arch", "bilinear-block", "-o", str(net),
+                 "--dot", str(out)]) == 0
+    text = out.read_text()
+    assert_well_formed(text)
+    assert "block 0: 2x2" in text and "block 1: 3x3" in text and net.exists()
+
+
+def test_cli_compile_dot_bad_path_writes_nothing(tmp_path, capsys):
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    net = tmp_path / "net.safetensors"
+    assert main(["compile", "parity", "--arch", "bilinear-full", "-o", str(net),
+                 "--dot", str(afile / "x.dot")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert sorted(os.listdir(tmp_path)) == ["afile"]  # no network file either

@@ -64,6 +64,14 @@ def _handle(args: argparse.Namespace) -> int:
     except NotExpressible as exc:
         print(f"not expressible: {exc}", file=sys.stderr)
         return 1
+    if args.dot:
+        from fsmnet.automata.render import write_picture
+        from fsmnet.nets.dot import network_to_dot
+
+        if args.dot == "-" and args.output == "-":
+            raise SpecError("--dot - and -o - would both write to standard output",
+                            source="<compile>", field="dot", value="-")
+        write_picture(args.dot, network_to_dot(net))
     net.save(args.output)
     result = CompileResult(arch=net.arch, name=net.name, output=args.output,
                            hidden_size=net.hidden_size, parameters=net.n_params,
@@ -96,4 +104,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--option", action="append", metavar="KEY=VALUE",
                         help="construction option (repeatable)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument("--dot", metavar="FILE",
+                        help="write a Graphviz picture of the network (units, blocks) to FILE: "
+                             "DOT text, or SVG when FILE ends in .svg (needs Graphviz dot); "
+                             "'-' is standard output")
     parser.set_defaults(handler=_handle)
