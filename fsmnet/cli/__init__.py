@@ -27,6 +27,7 @@ COMMANDS = (
     "decompose",
     "run",
     "hierarchy",
+    "train",
 )
 
 EXIT_OK, EXIT_REFUTED, EXIT_BAD_INPUT, EXIT_UNKNOWN = 0, 1, 2, 3

@@ -1,0 +1,210 @@
+"""``fsmnet train SPEC --arch ARCH``: train a float32 torch module on an automaton's labels."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import time
+from typing import Any
+
+from fsmnet.cli.common import count, int_at_least, print_json, show_progress
+
+EPILOG = """\
+Trains on uniformly random words with lengths drawn from --lengths (default
+2-10, as in the bilinear-RNN paper, arXiv 2505.21749), the loss being the
+cross-entropy of the label after every prefix.  Given --seed and --threads it
+is bit-for-bit reproducible on the CPU.  At the end it reports the accuracy
+at --eval-length (default 500) of the torch module, and at --long-length
+(default 10^6) of the saved network through the scan engine (fsmnet run).
+
+--arch is a registry architecture or a training-only choice:
+  deltanet       DeltaNet, beta in [0, 1] (eigenvalues in [0, 1]); saved as deltaproduct
+  deltanet-neg   DeltaNet, beta in [0, 2] (eigenvalues in [-1, 1]); saved as deltaproduct
+  lstm           LSTM baseline: no network form (no -o, no long run, no verify)
+minmax-cascade / minmax-scalar train the gated cascade of arXiv 2605.06384,
+which has no network form either; train minmax-dense for a savable MinMax model.
+
+examples:
+  fsmnet train parity --arch bilinear-real-diag --hidden 4 -o parity.safetensors
+  fsmnet verify parity parity.safetensors
+  fsmnet train modadd:3 --arch bilinear-cp --rank 8 --steps 2000 --plot acc.png --json
+  fsmnet train symmetric:3 --arch deltaproduct --n-h 2 --threads 2 --seed 1
+"""
+
+# option -> (constructor keyword, the architectures that take it)
+ARCH_OPTIONS = {
+    "rank": ("rank", ("bilinear-cp",)),
+    "blocks": ("blocks", ("bilinear-block",)),
+    "n_h": ("n_h", ("deltaproduct",)),
+    "layers": ("layers", ("minmax-cascade", "minmax-scalar")),
+}
+
+
+def lengths(text: str) -> tuple[int, int]:
+    """``2-10`` (or ``7``) -> (2, 10): an argparse ``type=``."""
+    m = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", text)
+    if not m:
+        raise argparse.ArgumentTypeError(f"expected MIN-MAX, e.g. 2-10 (value: {text!r})")
+    lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
+    if lo < 1 or hi < lo:
+        raise argparse.ArgumentTypeError(f"need 1 <= MIN <= MAX (value: {text!r})")
+    return lo, hi
+
+
+def positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number (value: {text!r})")
+    return value
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    from fsmnet.train.convert import train_arch_ids
+
+    p = sub.add_parser("train", help="train a torch module of an architecture on SPEC",
+                       description=__doc__, epilog=EPILOG,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("spec", metavar="SPEC")
+    p.add_argument("--arch", required=True, choices=train_arch_ids(), metavar="ARCH",
+                   help="one of: " + ", ".join(train_arch_ids()))
+    p.add_argument("--hidden", type=int_at_least(1), default=16, help="hidden size (16)")
+    p.add_argument("--rank", type=int_at_least(1), help="CP rank (bilinear-cp; default H)")
+    p.add_argument("--blocks", type=int_at_least(1), help="number of blocks (bilinear-block)")
+    p.add_argument("--n-h", dest="n_h", type=int_at_least(1),
+                   help="Householder factors per token (deltaproduct; default 1)")
+    p.add_argument("--layers", type=int_at_least(1), help="cascade layers (minmax-cascade)")
+    p.add_argument("--lengths", type=lengths, default=(2, 10), metavar="MIN-MAX",
+                   help="training word lengths (default 2-10)")
+    p.add_argument("--steps", type=int_at_least(1), default=1000)
+    p.add_argument("--batch", type=int_at_least(1), default=64)
+    p.add_argument("--lr", type=positive_float, default=0.01)
+    p.add_argument("--seed", type=int_at_least(0), default=0)
+    p.add_argument("--threads", type=int_at_least(1), default=1,
+                   help="torch intra-op threads (part of what makes a run reproducible)")
+    p.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
+    p.add_argument("--eval-length", type=count, default=500)
+    p.add_argument("--long-length", type=count, default=10**6)
+    p.add_argument("-o", "--output", metavar="NET", help="write the trained network here")
+    p.add_argument("--plot", metavar="PNG", help="accuracy vs length, trained vs compiled")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=handle)
+
+
+def _check(args: argparse.Namespace) -> dict[str, Any]:
+    from fsmnet.errors import FsmnetError
+
+    options = {}
+    for name, (key, allowed) in ARCH_OPTIONS.items():
+        value = getattr(args, name)
+        if value is None:
+            continue
+        if args.arch not in allowed:
+            flag = "--" + name.replace("_", "-")
+            raise FsmnetError(f"{flag} applies to {', '.join(allowed)}, not to {args.arch}")
+        options[key] = value
+    if args.device == "cuda":
+        import torch
+
+        if not torch.cuda.is_available():
+            raise FsmnetError("--device cuda: this torch build has no usable CUDA device")
+    if args.arch in ("lstm", "minmax-cascade", "minmax-scalar") and (args.output or args.plot):
+        raise FsmnetError(f"{args.arch}: a trained {args.arch} has no network form, so -o and "
+                          f"--plot are not available")
+    return options
+
+
+def handle(args: argparse.Namespace) -> int:
+    options = _check(args)
+    from fsmnet.train.data import accuracy, task_automaton
+    from fsmnet.train.loop import TrainConfig, train
+
+    automaton = task_automaton(args.spec)  # a bad SPEC fails here, before any training
+    config = TrainConfig(arch=args.arch, hidden=args.hidden, lengths=args.lengths,
+                         steps=args.steps, batch=args.batch, lr=args.lr, seed=args.seed,
+                         threads=args.threads, device=args.device, options=options)
+    bar = None
+    if show_progress(args.json):
+        from tqdm import tqdm
+
+        bar = tqdm(total=args.steps, unit="step", leave=False)
+
+    def progress(step: int, loss: float) -> None:
+        if bar is not None:
+            bar.update(1)
+            bar.set_postfix(loss=f"{loss:.4f}", refresh=False)
+
+    try:
+        result = train(automaton, config, progress)
+    finally:
+        if bar is not None:
+            bar.close()
+    module = result.module
+    acc_eval = accuracy(module, automaton, args.eval_length, words=64)
+    net = None
+    long_acc = None
+    if hasattr(module, "to_params") and args.arch not in ("minmax-cascade", "minmax-scalar"):
+        net = _network(args, result, acc_eval)
+        if args.output:
+            net.save(args.output)
+        from fsmnet.train.report import engine_accuracy
+
+        long_acc = engine_accuracy(args.spec, net, [args.long_length])[args.long_length]
+    if args.plot and net is not None:
+        _plot(args, net)
+    summary = {
+        "spec": args.spec, "arch": args.arch, "saved_as": None if net is None else net.arch,
+        "hidden": args.hidden, "steps": args.steps, "final_loss": result.losses[-1],
+        "train_seconds": round(result.seconds, 3),
+        "tokens_per_second": round(result.tokens / max(result.seconds, 1e-9)),
+        "accuracy": {str(args.eval_length): acc_eval,
+                     str(args.long_length): long_acc},
+        "output": args.output, "plot": args.plot,
+    }
+    if args.json:
+        print_json(summary)
+    else:
+        print(f"trained {args.arch} (hidden {args.hidden}) on {args.spec}: {args.steps} steps "
+              f"in {result.seconds:.1f} s, final loss {result.losses[-1]:.4g}")
+        print(f"accuracy at length {args.eval_length}: {acc_eval:.4f} (torch module)")
+        if long_acc is None:
+            print(f"accuracy at length {args.long_length}: n/a ({args.arch} has no network "
+                  "form for the scan engine)")
+        else:
+            print(f"accuracy at length {args.long_length}: {long_acc:.4f} (saved network, "
+                  "scan engine)")
+        if args.output:
+            print(f"wrote {args.output} ({net.arch if net else args.arch})")
+    sys.stdout.flush()
+    return 0
+
+
+def _network(args: argparse.Namespace, result: Any, acc_eval: float) -> Any:
+    import torch
+
+    from fsmnet.train.convert import to_network
+
+    a = result.automaton
+    meta = {"training": {
+        "arch": args.arch, "hidden": args.hidden, "lengths": list(args.lengths),
+        "steps": args.steps, "batch": args.batch, "lr": args.lr, "seed": args.seed,
+        "threads": args.threads, "device": args.device, "final_loss": result.losses[-1],
+        "options": {k: getattr(args, k) for k in ARCH_OPTIONS if getattr(args, k) is not None},
+        f"accuracy_{args.eval_length}": acc_eval, "torch": torch.__version__,
+        "date": time.strftime("%Y-%m-%d"),
+    }}
+    return to_network(result.module, a.symbols, a.labels, name=args.spec, options=meta)
+
+
+def _plot(args: argparse.Namespace, net: Any) -> None:
+    from fsmnet.train.report import PLOT_LENGTHS, compiled_accuracy, engine_accuracy, plot_accuracy
+
+    lengths_ = [n for n in PLOT_LENGTHS if n <= max(args.long_length, 10)]
+    curves = {f"trained {args.arch}": engine_accuracy(args.spec, net, lengths_)}
+    compiled = compiled_accuracy(args.spec, net.arch, lengths_)
+    if compiled:
+        curves[f"compiled {net.arch}"] = compiled
+    plot_accuracy(curves, args.plot, f"{args.spec}: trained vs compiled")
