@@ -1,6 +1,5 @@
 """``fsmnet fuzz``: confirmed, shrunk counterexamples; honest "no counterexample"."""
 
-import itertools
 import json
 import os
 import subprocess
@@ -27,16 +26,6 @@ def _exact_output(net, word):
     return net.labels[int(net.label_trace(word, exact=True)[-1])]
 
 
-def _shortest_difference(net, a, max_len):
-    """Brute force (the independent source): the shortest disagreeing word."""
-    for length in range(max_len + 1):
-        for w in itertools.product(range(a.n_symbols), repeat=length):
-            got, want = _exact_output(net, list(w)), a.output(a.run(w))
-            if type(got) is not type(want) or got != want:
-                return list(w)
-    return None
-
-
 def test_identity_mutant_of_parity_gives_the_word_a() -> None:
     net = fsmnet.compile(PARITY, "bilinear-full")
     w = np.array(net.params["W"])
@@ -60,7 +49,8 @@ def test_correct_network_gives_no_counterexample_and_never_says_proved() -> None
 @settings(deadline=None, max_examples=25, suppress_health_check=[HealthCheck.nested_given])
 @given(automata(max_states=4, max_symbols=2, max_labels=3), st.data(),
        st.sampled_from(["bilinear-full", "minmax-dense"]))
-def test_mutants_fuzz_agrees_with_brute_force(a: Automaton, data, arch) -> None:
+def test_mutants_fuzz_agrees_with_brute_force(shortest_disagreement, a: Automaton, data,
+                                              arch) -> None:
     m = a.minimal()
     net = fsmnet.compile(m, arch)
     name = data.draw(st.sampled_from(sorted(net.params)))
@@ -68,7 +58,7 @@ def test_mutants_fuzz_agrees_with_brute_force(a: Automaton, data, arch) -> None:
     idx = tuple(data.draw(st.integers(0, d - 1)) for d in arr.shape)
     arr[idx] = data.draw(st.sampled_from([0.0, 1.0, 0.5, -1.0]))
     mutant = net.with_params(**{name: arr})
-    diff = _shortest_difference(mutant, m, 4)
+    diff = shortest_disagreement(mutant, m, 4)
     result = fuzz(m, mutant, examples=300, max_length=8, seed=1)
     if result.verdict == "refuted":
         cex = result.counterexample

@@ -4,7 +4,6 @@ The independent source for "did the mutant's behaviour change?" is brute force:
 every word up to a length bound, run through the exact reference evaluator.
 """
 
-import itertools
 
 import numpy as np
 import pytest
@@ -19,16 +18,6 @@ from fsmnet.testing.strategies import automata
 MUTANT_VALUES = (0.0, 1.0, 0.5, -1.0, 2.0, 1e-9)
 
 
-def _first_difference(net, a: Automaton, max_len: int) -> list[int] | None:
-    for length in range(max_len + 1):
-        for w in itertools.product(range(a.n_symbols), repeat=length):
-            got = net.labels[int(net.label_trace(list(w), exact=True)[-1])]
-            want = a.output(a.run(w))
-            if type(got) is not type(want) or got != want:
-                return list(w)
-    return None
-
-
 def _mutate(net, data: st.DataObject):
     name = data.draw(st.sampled_from(sorted(net.params)))
     arr = np.array(net.params[name], dtype=np.float64)
@@ -37,15 +26,27 @@ def _mutate(net, data: st.DataObject):
     return net.with_params(**{name: arr})
 
 
-@settings(deadline=None, max_examples=80)
+@settings(deadline=None, max_examples=30)
 @given(automata(max_states=4, max_symbols=2, max_labels=3), st.data())
-def test_bilinear_full_mutants_are_refuted_or_truly_equivalent(a: Automaton,
-                                                                data: st.DataObject) -> None:
+def test_bilinear_full_mutants_are_refuted_or_truly_equivalent(
+        shortest_disagreement, a: Automaton, data: st.DataObject) -> None:
+    _mutant_verdict_is_sound(shortest_disagreement, a, data)
+
+
+@pytest.mark.slow
+@settings(deadline=None, max_examples=400)
+@given(automata(max_states=5, max_symbols=3, max_labels=3), st.data())
+def test_bilinear_full_mutants_are_refuted_or_truly_equivalent_thorough(
+        shortest_disagreement, a: Automaton, data: st.DataObject) -> None:
+    _mutant_verdict_is_sound(shortest_disagreement, a, data)
+
+
+def _mutant_verdict_is_sound(shortest_disagreement, a: Automaton, data: st.DataObject) -> None:
     m = a.minimal()
     mutant = _mutate(fsmnet.compile(m, "bilinear-full"), data)
     result = verify(m, mutant, max_states=2000)
     # Independent check of the verdict: brute force over all words up to length 6.
-    diff = _first_difference(mutant, m, 6)
+    diff = shortest_disagreement(mutant, m, 6)
     if result.verdict == "proved":
         assert diff is None
     elif result.verdict == "unknown":
