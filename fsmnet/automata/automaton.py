@@ -67,6 +67,17 @@ class Automaton:
         "_output_ids",
     )
 
+    _delta: np.ndarray
+    _symbols: tuple[str, ...]
+    _states: tuple[str, ...]
+    _initial: int | None
+    _outputs: tuple[Label, ...] | None
+    _name: str
+    _description: str
+    _symbol_index: dict[str, int]
+    _labels: tuple[Label, ...]
+    _output_ids: np.ndarray
+
     def __init__(
         self,
         *,

@@ -10,6 +10,7 @@ import numpy as np
 from fsmnet.automata import load
 from fsmnet.nets import load_network
 from fsmnet.nets.alignment import align_alphabet, label_map
+from fsmnet.types import Backend
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,7 @@ class RunResult:
 
 
 def run_checked(spec: str, *, length: int, net_path: str | None = None,
-                arch: str | None = None, backend: str = "auto", seed: int = 0,
+                arch: str | None = None, backend: Backend = "auto", seed: int = 0,
                 piece: int = 1 << 24, progress: bool = False) -> RunResult:
     """Run the automaton (and a network, when given) on a random word of ``length``.
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -65,7 +65,7 @@ def pick_backend(backend: Backend | str) -> Backend:
     if backend == "cupy" and not cuda_available():
         raise BackendUnavailable("backend 'cupy' needs CuPy and a CUDA device; none is usable "
                                  "here (use --backend numba, or install the 'gpu' extra)")
-    return backend
+    return cast(Backend, backend)
 
 
 def evaluate(model: Automaton | Any, symbols: Any, *, backend: Backend = "auto",
