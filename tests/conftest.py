@@ -12,23 +12,17 @@ Helper modules beside the tests (imported by name, since ``tests/`` is on
 results), ``layer_rule`` (the import checker) and ``toy_architecture`` (a
 made-up architecture for the registry tests).
 
-Hypothesis profiles: ``default`` (the test command) and ``thorough`` (ten
-times the examples), chosen with ``HYPOTHESIS_PROFILE=thorough``.
+The heaviest soundness properties have a ``slow`` twin with a larger budget
+(``python -m pytest -m slow``).
 """
 
 from __future__ import annotations
 
 import itertools
-import os
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from hypothesis import settings
-
-settings.register_profile("default", settings.get_profile("default"))
-settings.register_profile("thorough", max_examples=1000)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
 def shortest_disagreement(net: Any, automaton: Any, max_len: int) -> list[int] | None:
