@@ -15,8 +15,8 @@ from collections.abc import Sequence
 
 from fsmnet.errors import FsmnetError
 
-# Sub-command modules, in the order ``--help`` lists them.  A module that is
-# not there yet (its issue has not landed) is simply skipped.
+# Sub-command modules (fsmnet/cli/NAME.py, each with ``register(subparsers)``),
+# in the order ``--help`` lists them.
 COMMANDS = (
     "info",
     "compile",
@@ -63,13 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"fsmnet {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMANDS:
-        try:
-            module = importlib.import_module(f"fsmnet.cli.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"fsmnet.cli.{name}":
-                continue
-            raise
-        module.register(sub)
+        importlib.import_module(f"fsmnet.cli.{name}").register(sub)
     return parser
 
 
