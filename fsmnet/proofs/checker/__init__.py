@@ -42,6 +42,7 @@ from typing import Any
 from .belief import check_belief_tracking
 from .cones import check_cones
 from .core import CertificateError, check_network_file
+from .decay import check_decay
 from .product import check_product
 from .witness import check_witness
 
@@ -58,6 +59,7 @@ METHODS: dict[str, tuple[Callable[[dict[str, Any]], str], bool]] = {
     "cone-invariant": (check_cones, True),
     "witness": (check_witness, False),
     "belief-tracking": (check_belief_tracking, True),
+    "belief-decay": (check_decay, False),
 }
 
 
