@@ -1,0 +1,101 @@
+"""REPL traces: generator, tokenizer, and the compiled trace automaton at 100%.
+
+The reference for every printed value is the generator's own simulation
+(written into the trace); the automaton and the network never see it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fsmnet.automata.repl_traces import (
+    NO_OUTPUT,
+    generate,
+    line_symbols,
+    printed_targets,
+    tokenize,
+    trace_automaton,
+)
+from fsmnet.constructions import compile_automaton
+from fsmnet.errors import SpecError
+from fsmnet.gpu.engine import evaluate
+
+
+def test_generator_is_deterministic_and_spaced():
+    a = generate(3, 200, reveal_spacing=4, seed=5)
+    assert a == generate(3, 200, reveal_spacing=4, seed=5)
+    assert a != generate(3, 200, reveal_spacing=4, seed=6)
+    lines = a.splitlines()
+    assert len(lines) == 200 and lines[0] == ">>> a, b, c = 0, 1, 2"
+    prints = [i for i, x in enumerate(lines) if x.startswith(">>> print(")]
+    # 1 init line, then blocks of 4 commands + print + value: print at 5, 11, 17, ...
+    assert prints[:3] == [5, 11, 17]
+    assert "coin()" not in a and "coin()" in generate(3, 200, hidden_prob=0.5, seed=5)
+
+
+def test_printed_values_follow_a_direct_simulation():
+    # An independent interpreter: run the trace as Python with a recording print.
+    trace = generate(4, 300, reveal_spacing=2, assign_prob=0.3, seed=2)
+    seen: list[str] = []
+    env = {"print": lambda v: seen.append(str(v))}
+    for line in trace.splitlines():
+        if line.startswith(">>> "):
+            exec(line[4:], env)  # noqa: S102 - the generator's own output
+    assert seen == [v for _, v in printed_targets(trace)]
+
+
+def test_tokenizer():
+    toks = tokenize(">>> a, b = b, a\n>>> print(b)\n0")
+    assert toks == [">>>", "a", ",", "b", "=", "b", ",", "a", "\n", ">>>", "print", "(",
+                    "b", ")", "\n", "0"]
+    with pytest.raises(SpecError):
+        tokenize(">>> a = b; c")
+    trace = generate(3, 50, hidden_prob=0.3, seed=1)
+    assert "".join(tokenize(trace)) == trace.replace(" ", "")
+
+
+def test_hidden_branches_have_no_automaton():
+    with pytest.raises(SpecError, match="hidden branch"):
+        line_symbols(generate(3, 50, hidden_prob=1.0, seed=0), 3)
+
+
+def _accuracy(model, trace, n_vars, **kw):
+    m = trace_automaton(n_vars)
+    index = {s: i for i, s in enumerate(m.symbols)}
+    arr = np.array([index[s] for s in line_symbols(trace, n_vars)], dtype=np.uint8)
+    res = evaluate(model, arr, backend="numba", **kw)
+    targets = printed_targets(trace)
+    labels = model.labels
+    got = [labels[k] for k in res.outputs[[i for i, _ in targets]]]
+    others = set(range(len(arr))) - {i for i, _ in targets}
+    assert all(labels[res.outputs[i]] == NO_OUTPUT for i in list(others)[:1000])
+    return np.mean([g == v for g, (_, v) in zip(got, targets)]), len(targets)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(2, 4), st.integers(1, 5), st.floats(0, 0.5), st.integers(0, 10**6))
+def test_automaton_predicts_every_print(n, spacing, assign, seed):
+    trace = generate(n, 400, reveal_spacing=spacing, assign_prob=assign, seed=seed)
+    acc, count = _accuracy(trace_automaton(n), trace, n)
+    assert count > 0 and acc == 1.0
+
+
+def test_compiled_network_on_a_long_trace():
+    trace = generate(3, 100_000, reveal_spacing=3, assign_prob=0.2, seed=7)
+    net = compile_automaton(trace_automaton(3), "bilinear-full")
+    assert compile_automaton(trace_automaton(3), "bilinear-full").hidden_size == 84
+    acc, count = _accuracy(net, trace, 3)
+    assert acc == 1.0 and count == 19_999   # (100000 - 1) // 5 blocks
+
+
+@pytest.mark.slow
+def test_million_line_trace_automaton_and_network_direct():
+    trace = generate(3, 10**6, reveal_spacing=3, assign_prob=0.2, seed=11)
+    m = trace_automaton(3)
+    assert _accuracy(m, trace, 3)[0] == 1.0
+    net = compile_automaton(m, "bilinear-full")
+    # the network's own kernel (84-dimensional mat-vec per line), not its tabulation
+    assert _accuracy(net, trace, 3, path="direct")[0] == 1.0
