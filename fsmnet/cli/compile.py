@@ -55,6 +55,11 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
 
 
 def _handle(args: argparse.Namespace) -> int:
+    from fsmnet.cli.pfsa_commands import is_pfsa, pfsa_compile
+
+    if is_pfsa(args.spec):  # PFSA-SR specs: fsmnet/cli/pfsa_commands.py
+        return pfsa_compile(args)
+
     from fsmnet.cli.common import print_json
     from fsmnet.constructions import compile_automaton
 

@@ -60,6 +60,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    from fsmnet.cli.pfsa_commands import is_pfsa, pfsa_info
+
+    if is_pfsa(args.spec):  # PFSA-SR specs: fsmnet/cli/pfsa_commands.py
+        return pfsa_info(args)
+
     from fsmnet.algebra.info import info
     from fsmnet.automata.resolve import load
     from fsmnet.cli.common import print_json

@@ -49,6 +49,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    from fsmnet.cli.pfsa_commands import is_pfsa, pfsa_run
+
+    if is_pfsa(args.spec):  # PFSA-SR specs: fsmnet/cli/pfsa_commands.py
+        return pfsa_run(args)
+
     begin = time.perf_counter()
     from fsmnet.gpu.checked import run_checked
 

@@ -37,6 +37,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    from fsmnet.cli.pfsa_commands import is_pfsa, pfsa_verify
+
+    if is_pfsa(args.spec):  # PFSA-SR specs: fsmnet/cli/pfsa_commands.py
+        return pfsa_verify(args)
+
     from fsmnet.nets import load_network
     from fsmnet.proofs.verifier import verify
 
