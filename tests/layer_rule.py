@@ -16,6 +16,7 @@ from dataclasses import dataclass
 # each other (that is what keeps, e.g., the proofs independent of the scan engine).
 RANKS: dict[str, int] = {
     "errors": 0, "types": 0, "version": 0,
+    "io": 1,  # fsmnet.io imports fsmnet.errors, so it sits just above it
     "archs": 1,
     "automata": 2,
     "algebra": 3,

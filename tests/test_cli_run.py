@@ -13,7 +13,9 @@ def test_run_json_schema_and_perfect_accuracy(capsys) -> None:
     assert main(["run", "parity", "--arch", "bilinear-full", "--length", "20000",
                  "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert set(out) == {"length", "backend", "accuracy", "seconds", "symbols_per_second"}
+    assert set(out) == {"length", "seed", "backend", "accuracy", "seconds",
+                        "symbols_per_second"}
+    assert out["seed"] == 0  # the default seed, reported so that the run can be repeated
     assert out["length"] == 20000 and out["accuracy"] == 1.0
 
 

@@ -19,7 +19,8 @@ def load(spec: str | os.PathLike[str] | dict[str, Any] | Automaton | Any) -> Aut
     spec
         - an :class:`Automaton` (returned as is);
         - a ``dict`` in the spec-file form;
-        - a path to a JSON or YAML spec file;
+        - a path to a JSON or YAML spec file, or ``"-"`` for standard input
+          (JSON or YAML, told apart by the content);
         - a built-in family string such as ``"parity"`` or ``"modadd:5"``
           (see :mod:`fsmnet.automata.families`);
         - an automata-lib ``DFA`` or ``NFA`` (an NFA is determinized);
@@ -38,7 +39,8 @@ def load(spec: str | os.PathLike[str] | dict[str, Any] | Automaton | Any) -> Aut
         return from_dict(spec, source="<dict>")
     if isinstance(spec, (str, os.PathLike)):
         text = os.fspath(spec)
-        if os.path.exists(text) or text.lower().endswith(_SPEC_SUFFIXES) or os.sep in text:
+        if (text == "-" or os.path.exists(text) or text.lower().endswith(_SPEC_SUFFIXES)
+                or os.sep in text):
             from fsmnet.automata.spec import load_file
 
             return load_file(text)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
@@ -53,7 +54,8 @@ def load_file(path: str | os.PathLike[str]) -> Automaton:
     Parameters
     ----------
     path
-        The spec file.
+        The spec file, or ``"-"`` for standard input (JSON when the text
+        starts with ``{``, else YAML).
 
     Returns
     -------
@@ -72,7 +74,11 @@ def load_file(path: str | os.PathLike[str]) -> Automaton:
     """
     source = os.fspath(path)
     try:
-        raw = Path(source).read_bytes()
+        if source == "-":  # standard input; the format is told by the content
+            source = "<stdin>"
+            raw = sys.stdin.buffer.read()
+        else:
+            raw = Path(source).read_bytes()
     except OSError as exc:
         raise SpecError(f"cannot read the spec file ({exc.strerror or exc})",
                         source=source) from None

@@ -19,21 +19,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("check", help="re-verify a proof certificate independently",
                        description=__doc__, epilog=EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("cert", metavar="CERT.json")
+    p.add_argument("cert", metavar="CERT.json", help="the certificate ('-': standard input)")
     p.add_argument("--network", metavar="NET", help="also check the network file's SHA-256")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
-    from fsmnet.errors import FsmnetError
     from fsmnet.proofs.checker import CertificateError, check_certificate
 
-    try:
-        with open(args.cert, encoding="utf-8") as handle:
-            cert = json.load(handle)
-    except json.JSONDecodeError as exc:
-        raise FsmnetError(f"{args.cert}: not JSON ({exc})") from None
+    cert = _read_certificate(args.cert)
     try:
         summary = check_certificate(cert, args.network)
     except CertificateError as exc:
@@ -44,3 +39,28 @@ def handle(args: argparse.Namespace) -> int:
         return 1
     print(json.dumps({"valid": True, "summary": summary}) if args.json else summary)
     return 0
+
+
+def _read_certificate(path: str) -> object:
+    """The parsed certificate; a typed one-line error for anything that is not JSON text."""
+    import sys
+    from pathlib import Path
+
+    from fsmnet.errors import FsmnetError
+
+    name = "<stdin>" if path == "-" else path
+    try:
+        raw = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    except OSError as exc:
+        raise FsmnetError(f"{name}: cannot read the certificate ({exc.strerror or exc})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise FsmnetError(f"{name}: not a certificate: not UTF-8 text (bad byte at offset "
+                          f"{exc.start}; is it a network file?)") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise FsmnetError(f"{name}: not a certificate: not JSON ({exc})") from None
+    except RecursionError:
+        raise FsmnetError(f"{name}: not a certificate: JSON nested too deeply") from None

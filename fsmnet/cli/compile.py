@@ -8,7 +8,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from fsmnet.errors import NotExpressible, SpecError
+from fsmnet.errors import FsmnetError, NotExpressible, SpecError
 
 _EPILOG = """\
 architectures:
@@ -18,7 +18,12 @@ Options are construction-specific (--option key=value, repeatable); a value is
 read as JSON when it parses (3, 2.5, true, null), otherwise as a string.
 
 exit codes: 0 written; 1 the architecture cannot express the automaton (the
-line "not expressible: <reason>" says why); 2 bad input (SPEC, options, path).
+line "not expressible: <reason>" says why); 2 bad input (SPEC, options, path,
+a network above --max-bytes).
+
+The file is written atomically (a temporary file, then renamed) to a new path
+or a regular file; a device or pipe is written in place; -o - writes to
+standard output (the summary then goes to standard error).
 
 examples:
   fsmnet compile parity --arch bilinear-full -o parity.safetensors
@@ -54,21 +59,55 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
     return options
 
 
+DEFAULT_MAX_BYTES = 1 << 30
+# Architectures whose weights are one-hot k×n×n transition tensors: their size is known
+# from the minimal automaton before anything is built (k symbols, n states, float64).
+_ONE_HOT_TENSORS = ("bilinear-full", "minmax-dense")
+
+
+def _refuse_size(estimate: int, limit: int, what: str) -> FsmnetError:
+    from fsmnet.cli.common import human_bytes
+
+    return FsmnetError(f"{what} would take {estimate} bytes ({human_bytes(estimate)}), above "
+                       f"--max-bytes {limit} ({human_bytes(limit)}); raise --max-bytes to "
+                       "write it anyway")
+
+
 def _handle(args: argparse.Namespace) -> int:
     from fsmnet.cli.pfsa_commands import is_pfsa, pfsa_compile
 
     if is_pfsa(args.spec):  # PFSA-SR specs: fsmnet/cli/pfsa_commands.py
         return pfsa_compile(args)
 
+    from fsmnet.automata import load
     from fsmnet.cli.common import print_json
     from fsmnet.constructions import compile_automaton
+    from fsmnet.io import check_output, is_stdout
 
+    # Refuse a bad -o before any work, so nothing is computed for nothing.
+    check_output(args.output)
+    to_stdout = is_stdout(args.output)
+    if to_stdout and args.json:
+        raise SpecError("-o - writes the network to standard output; --json cannot "
+                        "share it", source="<command line>", field="--json", value=True)
     options = parse_options(args.option or [])
+    automaton = load(args.spec)
+    if args.arch in _ONE_HOT_TENSORS and not automaton.is_semiautomaton:
+        minimal = automaton.minimal()
+        n, k = minimal.n_states, minimal.n_symbols
+        estimate = 8 * k * n * n
+        if estimate > args.max_bytes:
+            raise _refuse_size(estimate, args.max_bytes,
+                               f"the {args.arch} network ({k} symbols x {n}x{n} states)")
+        automaton = minimal
     try:
-        net = compile_automaton(args.spec, args.arch, **options)
+        net = compile_automaton(automaton, args.arch, **options)
     except NotExpressible as exc:
         print(f"not expressible: {exc}", file=sys.stderr)
         return 1
+    size = sum(a.nbytes for a in net.params.values())
+    if size > args.max_bytes:
+        raise _refuse_size(size, args.max_bytes, f"the {net.arch} network")
     if args.dot:
         from fsmnet.automata.render import write_picture
         from fsmnet.nets.dot import network_to_dot
@@ -84,16 +123,19 @@ def _handle(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result)
     else:
+        # With -o - the network itself is on stdout; the summary must not corrupt it.
+        out = sys.stderr if to_stdout else sys.stdout
         shown = {k: v for k, v in net.options.items() if k != "states"}
-        print(f"{args.output}: {net.arch} network for {net.name or args.spec}")
-        print(f"  hidden size {net.hidden_size}, {net.n_params} parameters")
-        print(f"  options {json.dumps(shown, ensure_ascii=False)}")
+        print(f"{args.output}: {net.arch} network for {net.name or args.spec}", file=out)
+        print(f"  hidden size {net.hidden_size}, {net.n_params} parameters", file=out)
+        print(f"  options {json.dumps(shown, ensure_ascii=False)}", file=out)
     return 0
 
 
 def register(subparsers: Any) -> None:
     """Add the ``compile`` sub-command."""
     from fsmnet import archs as registry
+    from fsmnet.cli.common import int_at_least
 
     archs = "\n".join(f"  {r.id:<24}{r.summary}" for r in registry.records())
     parser = subparsers.add_parser(
@@ -105,7 +147,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--arch", required=True, choices=list(registry.ids()), metavar="ID",
                         help="architecture id (listed below)")
     parser.add_argument("-o", "--output", required=True, metavar="NET.safetensors",
-                        help="where to write the network")
+                        help="where to write the network ('-': standard output)")
+    parser.add_argument("--max-bytes", type=int_at_least(1), default=DEFAULT_MAX_BYTES,
+                        metavar="N", help="refuse to write a network larger than N bytes "
+                                          "(default %(default)s, 1 GiB)")
     parser.add_argument("--option", action="append", metavar="KEY=VALUE",
                         help="construction option (repeatable)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")

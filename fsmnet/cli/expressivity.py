@@ -13,6 +13,9 @@ Verdicts, all computed on the minimal automaton:
               is saved with --witness-dir and re-verified by 'fsmnet check'
   unknown     neither
 
+exit codes: 1 when any requested class is impossible; else 3 when any is
+unknown; else 0 (every requested class is possible). 2 bad input.
+
 examples:
   fsmnet expressivity parity
   fsmnet expressivity modadd:3 --arch bilinear-real-diag --arch bilinear-r2
@@ -36,6 +39,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=handle)
 
 
+def exit_code(verdicts: list[str]) -> int:
+    """1 if any class is impossible, else 3 if any is unknown, else 0 (see the epilog)."""
+    if "impossible" in verdicts:
+        return 1
+    return 3 if "unknown" in verdicts else 0
+
+
 def handle(args: argparse.Namespace) -> int:
     from fsmnet.cli.pfsa_commands import is_pfsa, pfsa_expressivity
 
@@ -46,19 +56,22 @@ def handle(args: argparse.Namespace) -> int:
     import os
 
     from fsmnet.decide.expressivity import expressivity
+    from fsmnet.io import check_output_dir, make_dir, write_text
 
+    if args.witness_dir:
+        check_output_dir(args.witness_dir)  # before the work, not after
     results = expressivity(args.spec, args.arch)
     if args.witness_dir:
-        os.makedirs(args.witness_dir, exist_ok=True)
+        make_dir(args.witness_dir)
         for r in results:
             if r.witness is not None:
-                with open(os.path.join(args.witness_dir, f"{r.arch}.json"), "w",
-                          encoding="utf-8") as handle:
-                    json.dump(r.witness, handle, indent=1)
+                write_text(os.path.join(args.witness_dir, f"{r.arch}.json"),
+                           json.dumps(r.witness, indent=1))
+    code = exit_code([r.verdict for r in results])
     if args.json:
         print_json({"results": [{"arch": r.arch, "verdict": r.verdict, "reason": r.reason,
                                  "witness": r.witness} for r in results]})
-        return 0
+        return code
     width = max(len(r.arch) for r in results)
     for r in results:
         print(f"{r.arch:<{width}}  {r.verdict:<10}  {r.reason}")
@@ -67,4 +80,4 @@ def handle(args: argparse.Namespace) -> int:
             powers = r.witness["kind"] != "equal-counts"
             stride = f" (stride {r.witness['stride']})" if powers else ""
             print(f"{'':<{width}}  witness: {words}{stride}")
-    return 0
+    return code

@@ -6,7 +6,7 @@ import argparse
 import os
 from pathlib import Path
 
-from fsmnet.cli.common import print_counterexample, print_json
+from fsmnet.cli.common import int_at_least, print_counterexample, print_json
 
 EPILOG = """\
 exit codes: 0 no counterexample found (this is NOT a proof; use 'fsmnet verify'),
@@ -23,18 +23,8 @@ examples:
 """
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1 (value: {value})")
-    return value
-
-
-def _non_negative(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0 (value: {value})")
-    return value
+_positive = int_at_least(1)
+_non_negative = int_at_least(0)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -47,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="words to generate (default 200)")
     p.add_argument("--max-length", type=_non_negative, default=50, metavar="L",
                    help="longest word (default 50)")
-    p.add_argument("--seed", type=int, default=None, metavar="S",
+    p.add_argument("--seed", type=_non_negative, default=None, metavar="S",
                    help="seed of the search (default: fresh, and printed)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(handler=handle)

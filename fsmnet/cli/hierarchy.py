@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from fsmnet.cli.common import print_json, show_progress
+from fsmnet.cli.common import int_at_least, print_json, show_progress
 
 EPILOG = """\
 Cells: ✓ the construction compiled and was proved equal to the automaton
@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("hierarchy", help="the architecture × task table (proved / refuted)",
                        description=__doc__, epilog=EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--length", type=int, default=1_000_000,
+    p.add_argument("--length", type=int_at_least(0), default=1_000_000,
                    help="random-word length for the runs of the ✓ cells (0: skip)")
     p.add_argument("--task", action="append", metavar="SPEC",
                    help="tasks to use instead of the built-in suite (repeatable)")
@@ -40,7 +40,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 def handle(args: argparse.Namespace) -> int:
     from fsmnet import archs as registry
     from fsmnet.decide.hierarchy import TASKS, build_hierarchy, to_markdown
+    from fsmnet.io import check_output, output_path
 
+    if args.plot:
+        check_output(args.plot)  # a bad path is reported before the table is built
     tasks = [(t, t) for t in args.task] if args.task else list(TASKS)
     archs = args.arch or list(registry.ids())
     bar = None
@@ -60,7 +63,8 @@ def handle(args: argparse.Namespace) -> int:
     if args.plot:
         from fsmnet.decide.hierarchy_plot import plot_hierarchy
 
-        plot_hierarchy(table, args.plot)
+        with output_path(args.plot) as tmp:  # atomic; the suffix picks the format
+            plot_hierarchy(table, tmp)
     if args.json:
         print_json(table)
     else:

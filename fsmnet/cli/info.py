@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the algebra (sympy, libsemigroups) loads only when a command runs
     from fsmnet.algebra.info import InfoResult
+    from fsmnet.automata.automaton import Automaton
 
 _EPILOG = """\
 What it prints:
@@ -45,14 +46,25 @@ def _epilog() -> str:
     return _EPILOG + "\n" + family_help() + "\n"
 
 
+DEFAULT_MAX_CELLS = 200_000_000
+# Above this many cells the computation takes seconds to minutes: say so on a terminal.
+_SLOW_CELLS = 5_000_000
+
+
 def register(sub: argparse._SubParsersAction) -> None:
+    from fsmnet.cli.common import int_at_least
+
     p = sub.add_parser("info", help="sizes, monoid facts, groups",
                        description=__doc__, epilog=_epilog(),
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("spec", metavar="SPEC", help="spec file (JSON/YAML) or built-in family")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.add_argument("--max-size", type=int, default=50_000_000, metavar="N",
+    p.add_argument("--max-size", type=int_at_least(1), default=50_000_000, metavar="N",
                    help="refuse monoids with more than N elements (default: %(default)s)")
+    p.add_argument("--max-cells", type=int_at_least(1), default=DEFAULT_MAX_CELLS, metavar="N",
+                   help="refuse when states x monoid elements (the size of the tables the "
+                        "computation holds; a lower bound is checked first) exceeds N "
+                        "(default: %(default)s, about 1.6 GB)")
     p.add_argument("--dot", metavar="FILE",
                    help="write a Graphviz picture of the state diagram to FILE: DOT text, or SVG "
                         "when FILE ends in .svg (needs Graphviz dot); '-' is standard output")
@@ -65,12 +77,37 @@ def handle(args: argparse.Namespace) -> int:
     if is_pfsa(args.spec):  # PFSA-SR specs: fsmnet/cli/pfsa_commands.py
         return pfsa_info(args)
 
+    import sys
+
     from fsmnet.algebra.info import info
+    from fsmnet.algebra.monoid import MonoidTooLarge
     from fsmnet.automata.resolve import load
-    from fsmnet.cli.common import print_json
+    from fsmnet.cli.common import human_bytes, print_json, show_progress
+    from fsmnet.errors import FsmnetError
 
     automaton = load(args.spec)
-    result = info(automaton, limit=args.max_size)
+    states, elements = cost_lower_bound(automaton)
+    cells = states * elements
+    if cells > args.max_cells:
+        raise FsmnetError(
+            f"{automaton.name or args.spec}: the monoid computation needs at least "
+            f"{states} states x {elements} monoid elements = {cells:.3g} table cells "
+            f"(about {human_bytes(8 * cells)}), above --max-cells {args.max_cells:.3g}; "
+            "raise --max-cells to compute it anyway")
+    limit = min(args.max_size, max(1, args.max_cells // max(states, 1)))
+    if cells > _SLOW_CELLS and show_progress(args.json):
+        print(f"fsmnet: computing the monoid of {automaton.n_states} states (at least "
+              f"{elements} elements); this may take a while", file=sys.stderr)
+    try:
+        result = info(automaton, limit=limit)
+    except MonoidTooLarge:
+        if limit == args.max_size:
+            raise
+        raise FsmnetError(
+            f"{automaton.name or args.spec}: the transition monoid has more than {limit} "
+            f"elements, the most --max-cells {args.max_cells:.3g} allows on {states} or more "
+            "states; raise --max-cells to compute it anyway"
+        ) from None
     if args.dot:
         from fsmnet.automata.convert import to_dot
         from fsmnet.automata.render import write_picture
@@ -82,6 +119,36 @@ def handle(args: argparse.Namespace) -> int:
         for line in format_info(result, fallback_name=args.spec):
             print(line)
     return 0
+
+
+def cost_lower_bound(automaton: Automaton) -> tuple[int, int]:
+    """Lower bounds (states, elements) of the transition monoid ``info`` computes, found
+    in linear time before any of the work.
+
+    With outputs, the monoid acts on the minimal automaton, which has a state per
+    reachable output label at least; every minimal state is ``q0·w`` for a distinct
+    element ``w``, so the monoid has at least as many elements as states.  Without
+    outputs it acts on every state, and has at least as many elements as the states
+    reachable from state 0.
+    """
+    if automaton.is_semiautomaton:
+        return automaton.n_states, len(_reachable(automaton, 0))
+    assert automaton.initial is not None
+    labels = {automaton.output_ids[q] for q in _reachable(automaton, automaton.initial)}
+    return len(labels), len(labels)
+
+
+def _reachable(automaton: Automaton, start: int) -> list[int]:
+    import numpy as np
+
+    seen = np.zeros(automaton.n_states, dtype=bool)
+    seen[start] = True
+    frontier = np.array([start])
+    while frontier.size:  # breadth first, one numpy gather per level
+        nxt = np.unique(automaton.delta[:, frontier].ravel())
+        frontier = nxt[~seen[nxt]]
+        seen[frontier] = True
+    return np.flatnonzero(seen).tolist()
 
 
 def format_info(result: InfoResult, *, fallback_name: str = "") -> list[str]:

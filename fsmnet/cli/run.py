@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from fsmnet.cli.common import print_json, show_progress
+from fsmnet.cli.common import count, int_at_least, print_json, show_progress
 
 EPILOG = """\
 The random word is generated in pieces (--piece symbols at a time), so
@@ -20,14 +20,7 @@ examples:
 """
 
 
-def _length(text: str) -> int:
-    try:
-        value = float(text) if ("e" in text.lower() or "." in text) else int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a length: {text!r}") from None
-    if value < 1 or value != int(value):
-        raise argparse.ArgumentTypeError(f"length must be a positive integer: {text!r}")
-    return int(value)
+DEFAULT_MAX_LENGTH = 10**11
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -38,11 +31,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     src = p.add_mutually_exclusive_group()
     src.add_argument("--net", metavar="NET", help="network file to check against SPEC")
     src.add_argument("--arch", metavar="ID", help="compile SPEC for this architecture first")
-    p.add_argument("--length", type=_length, required=True, help="number of symbols (1e9 ok)")
+    p.add_argument("--length", type=count, required=True, help="number of symbols (1e9 ok)")
+    p.add_argument("--max-length", type=count, default=DEFAULT_MAX_LENGTH, metavar="N",
+                   help="refuse a --length above N (default 1e11: minutes on a GPU, "
+                        "longer on a CPU)")
     p.add_argument("--backend", default="auto",
                    choices=("auto", "cupy", "numba", "numpy", "dask"))
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--piece", type=_length, default=1 << 24,
+    p.add_argument("--seed", type=int_at_least(0), default=0,
+                   help="seed of the random word (default 0; reported by --json)")
+    p.add_argument("--piece", type=count, default=1 << 24,
                    help="symbols generated and evaluated at a time (default 2^24)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=handle)
@@ -55,13 +52,20 @@ def handle(args: argparse.Namespace) -> int:
         return pfsa_run(args)
 
     begin = time.perf_counter()
+    if args.length > args.max_length:
+        from fsmnet.errors import FsmnetError
+
+        raise FsmnetError(f"--length {args.length:.3g} is above --max-length "
+                          f"{args.max_length:.3g}: even at 10^9 symbols/s (a fast GPU) it "
+                          f"would take {_duration(args.length / 1e9)}; raise --max-length "
+                          "to run it anyway")
     from fsmnet.gpu.checked import run_checked
 
     result = run_checked(args.spec, length=args.length, net_path=args.net, arch=args.arch,
                          backend=args.backend, seed=args.seed, piece=args.piece,
                          progress=show_progress(args.json))
     if args.json:
-        print_json({"length": result.length, "backend": result.backend,
+        print_json({"length": result.length, "seed": args.seed, "backend": result.backend,
                     "accuracy": result.accuracy, "seconds": result.seconds,
                     "symbols_per_second": result.symbols_per_second})
     else:
@@ -71,3 +75,12 @@ def handle(args: argparse.Namespace) -> int:
               f"{result.symbols_per_second:,.0f} symbols/s  "
               f"(wall {time.perf_counter() - begin:.1f} s)")
     return 0 if result.accuracy in (None, 1.0) else 1
+
+
+def _duration(seconds: float) -> str:
+    """``90`` -> ``'1.5 minutes'``; years for the absurd."""
+    for unit, size in (("years", 365.25 * 86400), ("days", 86400), ("hours", 3600),
+                       ("minutes", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.3g} {unit}"
+    return f"{seconds:.3g} seconds"

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
-from fsmnet.cli.common import print_counterexample, print_json, show_progress
+from fsmnet.cli.common import int_at_least, print_counterexample, print_json, show_progress
 
 EPILOG = """\
 exit codes: 0 proved, 1 refuted (a confirmed counterexample is printed),
@@ -29,8 +30,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("spec", metavar="SPEC", help="spec file or built-in family")
     p.add_argument("net", metavar="NET", help="network file (.safetensors)")
-    p.add_argument("--certificate", metavar="CERT.json", help="write a proof certificate")
-    p.add_argument("--max-states", type=int, default=20_000,
+    p.add_argument("--certificate", metavar="CERT.json",
+                   help="write a proof certificate ('-': standard output)")
+    p.add_argument("--max-states", type=int_at_least(1), default=20_000,
                    help="budget of exact network states to explore (default 20000)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(handler=handle)
@@ -42,9 +44,20 @@ def handle(args: argparse.Namespace) -> int:
     if is_pfsa(args.spec):  # PFSA-SR specs: fsmnet/cli/pfsa_commands.py
         return pfsa_verify(args)
 
+    from fsmnet.automata import load
+    from fsmnet.errors import SpecError
+    from fsmnet.io import check_output, is_stdout
     from fsmnet.nets import load_network
     from fsmnet.proofs.verifier import verify
 
+    # A bad --certificate path is reported before the proof runs, not after.
+    if args.certificate is not None:
+        check_output(args.certificate)
+    cert_to_stdout = args.certificate is not None and is_stdout(args.certificate)
+    if cert_to_stdout and args.json:
+        raise SpecError("--certificate - writes the certificate to standard output; --json "
+                        "cannot share it", source="<command line>", field="--json", value=True)
+    automaton = load(args.spec)
     net = load_network(args.net)
     bar = None
     if show_progress(args.json):
@@ -55,7 +68,7 @@ def handle(args: argparse.Namespace) -> int:
         def progress(n: int) -> None:
             bar.n = n
             bar.refresh()
-    result = verify(args.spec, net, max_states=args.max_states, certificate=args.certificate,
+    result = verify(automaton, net, max_states=args.max_states, certificate=args.certificate,
                     network_path=args.net, progress=progress if bar is not None else None)
     if bar is not None:
         bar.close()
@@ -63,14 +76,17 @@ def handle(args: argparse.Namespace) -> int:
         print_json({"verdict": result.verdict, "method": result.method,
                     "counterexample": result.counterexample})
     else:
+        # With --certificate - the certificate is standard output; the report goes aside.
+        out = sys.stderr if cert_to_stdout else sys.stdout
         print(f"{result.verdict} ({result.method}; {result.details.get('pairs')} pairs, "
-              f"{result.details.get('network_states')} network states)")
+              f"{result.details.get('network_states')} network states)", file=out)
         if result.counterexample is not None:
-            print_counterexample(result.counterexample)
+            print_counterexample(result.counterexample, file=out)
         if "note" in result.details:
-            print(f"note: {result.details['note']}")
+            print(f"note: {result.details['note']}", file=out)
         if "certificate_error" in result.details:
-            print(f"note: {result.details['certificate_error']}")
-        if "certificate" in result.details:
-            print(f"certificate written to {result.details['certificate']}")
+            print(f"note: {result.details['certificate_error']}", file=out)
+        if "certificate" in result.details and not cert_to_stdout:
+            print(f"certificate written to {result.details['certificate']}", file=out)
     return {"proved": 0, "refuted": 1}.get(result.verdict, 3)
+

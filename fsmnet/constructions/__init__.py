@@ -58,7 +58,65 @@ def compile_automaton(automaton: Automaton | Any, arch: str, **options: Any) -> 
         raise SpecError(f"unsupported option(s) for {arch}: {', '.join(unknown)}; "
                         f"supported: {', '.join(accepted) or 'none'}",
                         source="<compile>", field="options", value=unknown)
+    _check_values(build, arch, options)
     return build(machine.minimal(), **options)
+
+
+# Options that count something (a rank, a number of tries, a budget of states) must be
+# at least 1; every other number at least 0 (seeds, time or solver budgets, margins).
+# A construction module may declare more in an ``OPTION_MINIMUMS`` dict of its own.
+OPTION_MINIMUMS: dict[str, float] = {"rank": 1, "attempts": 1, "max_states": 1,
+                                     "max_congruences": 1}
+
+
+def _check_values(build: Callable[..., Network], arch: str, options: dict[str, Any]) -> None:
+    """Check each option against the construction's annotation and documented bounds.
+
+    A value of the wrong JSON type (``rank="x"``, ``search=3``), a number that
+    is not finite, or one below its minimum raises :class:`SpecError` naming
+    the option and the value, before any work is done.
+    """
+    import math
+    import sys
+    import typing
+    from fractions import Fraction
+
+    try:
+        hints = typing.get_type_hints(build)
+    except Exception:  # noqa: BLE001 - unresolvable annotations: check the bounds only
+        hints = {}
+    module = sys.modules.get(getattr(build, "__module__", ""), None)
+    minimums = {**OPTION_MINIMUMS, **getattr(module, "OPTION_MINIMUMS", {})}
+    for name, value in options.items():
+        field = f"options.{name}"
+        allowed = set(typing.get_args(hints[name]) or (hints[name],)) if name in hints else set()
+        if value is None:
+            if allowed and type(None) not in allowed:
+                raise SpecError(f"{arch} option {name} needs a value", source="<compile>",
+                                field=field, value=value)
+            continue
+        if allowed and not _fits(value, allowed):
+            kinds = " or ".join(sorted(getattr(t, "__name__", str(t)) for t in allowed
+                                       if t is not type(None)))
+            raise SpecError(f"{arch} option {name} must be {kinds}", source="<compile>",
+                            field=field, value=value)
+        if isinstance(value, (int, float, Fraction)) and not isinstance(value, bool):
+            low = minimums.get(name, 0)
+            if isinstance(value, float) and not math.isfinite(value):
+                raise SpecError(f"{arch} option {name} must be a finite number",
+                                source="<compile>", field=field, value=value)
+            if value < low:
+                raise SpecError(f"{arch} option {name} must be >= {low}", source="<compile>",
+                                field=field, value=value)
+
+
+def _fits(value: Any, allowed: set[Any]) -> bool:
+    """Whether a (JSON) value is of one of the annotated types; bool is not an int here."""
+    if isinstance(value, bool):
+        return bool in allowed
+    if isinstance(value, int) and float in allowed:
+        return True  # 2 for 2.0
+    return any(isinstance(t, type) and t is not bool and isinstance(value, t) for t in allowed)
 
 
 __all__ = ["compile_automaton", "construction_for"]

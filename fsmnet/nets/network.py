@@ -18,7 +18,16 @@ from fsmnet.errors import NetworkFileError
 from fsmnet.nets.semantics import Semantics, semantics_for
 
 FORMAT_NAME = "fsmnet-network"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+"""Newest file format.  2 added the prefix links of MinMax cascades (``link0``...,
+fsmnet.nets.minmax_cascade); a file is written with the oldest version that
+describes it, so networks without links stay version 1, which every reader takes."""
+READ_VERSIONS = (1, 2)
+
+
+def file_version(params: dict[str, np.ndarray]) -> int:
+    """The format version a network's tensors need (2 with cascade prefix links)."""
+    return 2 if "link0" in params else 1
 
 
 class Network:
@@ -177,7 +186,7 @@ class Network:
         """The JSON metadata stored in the file header."""
         return {
             "format": FORMAT_NAME,
-            "format_version": FORMAT_VERSION,
+            "format_version": file_version(self.params),
             "arch": self._arch,
             "name": self._name,
             "symbols": list(self._symbols),
@@ -187,11 +196,19 @@ class Network:
         }
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write a ``.safetensors`` file with a JSON metadata header."""
-        from safetensors.numpy import save_file
+        """Write a ``.safetensors`` file with a JSON metadata header.
+
+        Raises :class:`~fsmnet.io.OutputError` for a path it may not write
+        (a directory, a missing parent, ...); see :mod:`fsmnet.io`.
+        """
+        from safetensors.numpy import save
+
+        from fsmnet.io import write_bytes
 
         tensors = {k: np.ascontiguousarray(v) for k, v in self._params.items()}
-        save_file(tensors, os.fspath(path), metadata={"fsmnet": json.dumps(self.header())})
+        # Serialized in memory, then written by fsmnet.io: atomically to a regular file,
+        # streamed to a device or pipe, "-" for standard output (issue 15).
+        write_bytes(path, save(tensors, metadata={"fsmnet": json.dumps(self.header())}))
 
     def __repr__(self) -> str:
         return (f"<Network {self._arch} {self._name!r}: hidden {self.hidden_size}, "
@@ -215,7 +232,6 @@ class Network:
                 ("labels", ", ".join(map(str, self._labels))),
                 ("tensors", "; ".join(f"{k} {tuple(v.shape)}" for k, v in self._params.items()))]
         return repr_html(repr(self), rows, network_to_dot(self), n_nodes(self))
-
 
 
 def load_network(path: str | os.PathLike[str]) -> Network:
@@ -249,9 +265,10 @@ def load_network(path: str | os.PathLike[str]) -> Network:
         raise NetworkFileError(f"{src}: field 'format': not an fsmnet network "
                                f"(value: {shown!r})")
     version = header.get("format_version")
-    if version != FORMAT_VERSION:
+    if version not in READ_VERSIONS or isinstance(version, bool):
         raise NetworkFileError(f"{src}: field 'format_version': unsupported "
-                               f"(value: {version!r}, this fsmnet reads {FORMAT_VERSION})")
+                               f"(value: {version!r}, this fsmnet reads "
+                               f"{', '.join(map(str, READ_VERSIONS))})")
     for field, kind in (("arch", str), ("name", str), ("symbols", list), ("labels", list),
                         ("options", dict)):
         if not isinstance(header.get(field), kind):
@@ -266,6 +283,9 @@ def load_network(path: str | os.PathLike[str]) -> Network:
             if not isinstance(item, (str, int, bool)) or (field == "symbols"
                                                           and not isinstance(item, str)):
                 raise NetworkFileError(f"{src}: field '{field}': bad entry (value: {item!r})")
+    if version < file_version(tensors):
+        raise NetworkFileError(f"{src}: field 'format_version': prefix links (tensor "
+                               f"'link0') need version 2 (value: {version!r})")
     return Network(arch=header["arch"], params=tensors, symbols=header["symbols"],
                    labels=header["labels"], options=header["options"], exact=exact,
                    name=header["name"], source=src)

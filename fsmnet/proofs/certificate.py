@@ -81,9 +81,10 @@ def _common(net: Network, automaton: Automaton, method: str, model: dict[str, An
 
 
 def write_certificate(cert: dict[str, Any], path: str | os.PathLike[str]) -> None:
-    with open(path, "w", encoding="utf-8") as handle:
-        json.dump(cert, handle, separators=(",", ":"))
-        handle.write("\n")
+    """Write ``cert`` as compact JSON (via :mod:`fsmnet.io`; ``"-"``: standard output)."""
+    from fsmnet.io import write_text
+
+    write_text(path, json.dumps(cert, separators=(",", ":")) + "\n")
 
 
 def cone_certificate(net: Network, automaton: Automaton, proof: Any, *,
