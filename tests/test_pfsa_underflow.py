@@ -38,6 +38,10 @@ def test_bfloat16_underflow_at_the_predicted_step():
     assert pred.zero_step == 267   # smallest bfloat16 subnormal is 2^-133
     run = run_float(m, [], u, "bfloat16")
     assert (run["zero_step"], run["subnormal_step"]) == (pred.zero_step, pred.subnormal_step)
+    pred = predict(m, [], u, "float16")   # smallest subnormal 2^-24, smallest normal 2^-14
+    assert (pred.zero_step, pred.subnormal_step) == (49, 29)
+    run = run_float(m, [], u, "float16")
+    assert (run["zero_step"], run["subnormal_step"]) == (49, 29)
 
 
 def test_float64_and_other_rates():
