@@ -97,7 +97,7 @@ def test_marginal_witness_and_float32_run():
     assert len(set(block)) == 1 and 0 < block[0] <= 4 * 2.0 ** -149
 
 
-@pytest.mark.parametrize("how", ["rate", "true", "periods", "p"])
+@pytest.mark.parametrize("how", ["rate", "true", "periods", "p", "kernel"])
 def test_tampered_marginal_witness_rejected(how):
     w = copy.deepcopy(marginal_witness(cups(3), F(1, 2)))
     if how == "rate":
@@ -106,8 +106,10 @@ def test_tampered_marginal_witness_rejected(how):
         w["true_marginal_min"] = "1/3"
     elif how == "periods":
         w["periods"]["bfloat16"]["zero"] += 1
-    else:
+    elif how == "p":
         w["p"] = "1/3"
+    else:  # a valid PFSA whose pswap01 is not the one the marginal maps assume
+        w["pfsa"]["kernel"][1][0] = ["3/4", "0", "1/4", "0", "0", "0"]
     with pytest.raises(CertificateError):
         check_certificate(w)
 

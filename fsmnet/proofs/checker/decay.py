@@ -156,14 +156,48 @@ def _marginal_maps(n: int, symbols: list[str], prob: Fraction, word: list[str]
     return (lambda m: run(m, True)), (lambda m: run(m, False))
 
 
+def _check_cup_family(states: list[str], symbols: list[str], kernel: Any, reveals: Any,
+                      prob: Fraction) -> None:
+    """The PFSA is the cup family with hidden-swap probability ``prob``: every symbol's
+    kernel and reveal are what its name says (so the marginal maps fit it)."""
+    n = len(states[0])
+    if any(sorted(s) != [chr(97 + i) for i in range(n)] for s in states) or \
+            len(set(states)) != len(states):
+        raise CertificateError("the states are not arrangements of the cup objects")
+    index = {s: q for q, s in enumerate(states)}
+    for a, sym in enumerate(symbols):
+        rows = [[Fraction(0)] * len(states) for _ in states]
+        shown = set(range(len(states)))
+        if sym.startswith(("swap", "pswap")) and len(sym) in (6, 7) and sym[-2:].isdigit():
+            i, j = int(sym[-2]), int(sym[-1])
+            if not i < j < n:
+                raise CertificateError(f"not a cup symbol: {sym!r}")
+            chance = Fraction(1) if sym.startswith("swap") else prob
+            for q, s in enumerate(states):
+                t = list(s)
+                t[i], t[j] = t[j], t[i]
+                rows[q][index["".join(t)]] += chance
+                rows[q][q] += 1 - chance
+        elif sym.startswith("show") and "=" in sym:
+            i, v = int(sym[4:sym.index("=")]), sym[sym.index("=") + 1:]
+            for q in range(len(states)):
+                rows[q][q] = Fraction(1)
+            shown = {q for q, s in enumerate(states) if i < n and s[i] == v}
+        else:
+            raise CertificateError(f"not a cup symbol: {sym!r}")
+        if kernel[a] != rows or reveals[a] != shown:
+            raise CertificateError(f"symbol {sym!r} is not the cup family's (p = {prob})")
+
+
 def _check_marginal(cert: dict[str, Any]) -> str:
     p = cert["pfsa"]
     kernel, reveals, q0 = read_pfsa(p)
     states, symbols = p["states"], p["symbols"]
     n = len(states[0])
-    if any(sorted(s) != [chr(97 + i) for i in range(n)] for s in states):
-        raise CertificateError("the states are not arrangements of the cup objects")
     prob = _frac(cert["p"])
+    _check_cup_family(states, symbols, kernel, reveals, prob)
+    if states[q0] != "".join(chr(97 + i) for i in range(n)):
+        raise CertificateError("the initial arrangement is not abc...")
     prefix, period = cert["prefix"], cert["period"]
     index = {s: i for i, s in enumerate(symbols)}
     for w in (prefix, period):
