@@ -15,13 +15,21 @@ site: ``<!-- docs-test: repo-root -->`` runs the block from the repository
 root (it reads files from examples/); ``<!-- docs-test: skip REASON -->``
 skips it, with the reason shown by pytest.  Skips are listed and counted by
 a test, so a new one is a visible decision.
+
+The site build itself (``mkdocs build --strict``) is tested at the end, and
+skips, saying why, when the docs extra is not installed.
 """
 
 from __future__ import annotations
 
 import doctest
+import os
 import re
 import shlex
+import shutil
+import subprocess
+import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -98,7 +106,7 @@ def _where(block: Block, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
 
 def test_the_docs_have_examples():
     assert len(PYTHON) >= 15 and sum(len(fsmnet_commands(b.code)) for b in SHELL) >= 8
-    for page in ("docs/interop.md", "docs/testing-tools.md"):
+    for page in ("docs/interop.md", "docs/testing-tools.md", "docs/pictures.md"):
         assert any(b.page == page for b in PYTHON), page
 
 
@@ -146,3 +154,55 @@ def test_command_filter():
     assert fsmnet_commands(code) == [["info", "parity", "--json"],
                                      ["compile", "modadd:5", "--arch", "bilinear-full", "-o",
                                       "net.safetensors"]]
+
+
+# ----------------------------------------------------------------- the site
+def test_site_builds_strict(tmp_path):
+    """``mkdocs build --strict`` from the repository (the README's one command)."""
+    if shutil.which("mkdocs") is None and not _importable("mkdocs"):
+        pytest.skip("the docs extra is not installed: pip install -e '.[docs]'")
+    for module in ("mkdocstrings", "mkdocstrings_handlers.python", "material"):
+        if not _importable(module):
+            pytest.skip(f"{module} is missing: pip install -e '.[docs]'")
+    start = time.monotonic()
+    # No --quiet: it hides the warnings that --strict turns into a failure.
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict",
+                           "--site-dir", str(tmp_path / "site")], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "NO_COLOR": "1", "NO_MKDOCS_2_WARNING": "1"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    site = tmp_path / "site"
+    assert (site / "index.html").exists()
+    api = (site / "api" / "automata" / "index.html").read_text(encoding="utf-8")
+    assert "union" in api and "from_aalpy" in api  # generated from the docstrings
+    page = (site / "pictures" / "index.html").read_text(encoding="utf-8")
+    for svg in sorted((ROOT / "docs" / "pictures").glob("*.svg")):
+        assert f"{svg.name}" in page and (site / "pictures" / svg.name).exists()
+    assert time.monotonic() - start < 120
+
+
+def _importable(name: str) -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def test_hook_drops_math_but_not_api_references():
+    import importlib.util
+    import logging
+
+    spec = importlib.util.spec_from_file_location("docs_hooks", ROOT / "docs" / "api" / "hooks.py")
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+
+    def record(msg: str) -> logging.LogRecord:
+        return logging.LogRecord("mkdocs", logging.WARNING, __file__, 1, msg, None, None)
+
+    keep = hooks._NotMath().filter
+    assert not keep(record("theory.md: Could not find cross-reference target 'v'"))
+    assert not keep(record("x.md: Could not find cross-reference target 'i, j'"))
+    assert keep(record("api.md: Could not find cross-reference target 'fsmnet.nope'"))
+    assert keep(record("Doc file 'a.md' contains a link 'b.md', but the target is not found"))

@@ -62,6 +62,11 @@ def holonomy_to_dot(h: Holonomy, *, state_names: Sequence[str] | None = None,
                          f"fillcolor={colour}];")
         if not lv.components:
             lines.append(f'    l{lv.level}empty [label="(no component)", shape=plaintext];')
+        if len(lv.components) > 1:  # side by side: one level is one rank
+            same = "; ".join(f"l{lv.level}c{k}" for k in range(len(lv.components)))
+            lines.append(f"    {{rank=same; {same}}}")
+            chain = " -> ".join(f"l{lv.level}c{k}" for k in range(len(lv.components)))
+            lines.append(f"    {chain} [style=invis];")  # keep them in offset order
         lines.append("  }")
         anchors.append(f"l{lv.level}c0" if lv.components else f"l{lv.level}empty")
     if anchors:
