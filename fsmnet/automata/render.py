@@ -18,21 +18,17 @@ True
 from __future__ import annotations
 
 import html
-import os
 import shutil
-import stat
 import subprocess
-import sys
-import tempfile
 from typing import TYPE_CHECKING
 
-from fsmnet.errors import BackendUnavailable, SpecError
+from fsmnet.errors import BackendUnavailable
 
 if TYPE_CHECKING:
     from fsmnet.automata.automaton import Automaton
 
 __all__ = ["MAX_PICTURE_NODES", "automaton_html", "automaton_svg", "dot_to_svg", "have_dot",
-           "repr_html", "repr_svg", "write_picture", "write_text"]
+           "repr_html", "repr_svg", "write_picture"]
 
 MAX_PICTURE_NODES = 300
 """Beyond this many nodes a notebook shows text instead of a picture: Graphviz
@@ -123,55 +119,18 @@ def automaton_html(a: Automaton) -> str:
 
 def write_picture(path: str, dot: str) -> None:
     """Write a picture for ``--dot FILE``: SVG when the name ends in ``.svg``
-    (needs Graphviz ``dot``), DOT text otherwise; ``-`` is standard output."""
-    if path.lower().endswith(".svg"):
-        write_text(path, dot_to_svg(dot), what="SVG")
-    else:
-        write_text(path, dot)
-
-
-def write_text(path: str, text: str, *, what: str = "DOT") -> None:
-    """Write ``text`` to ``path``: ``-`` is standard output, a regular file is
-    written atomically (a temporary name in the same folder, then renamed),
-    and a device or pipe (``/dev/stdout``) is written in place, never replaced.
+    (needs Graphviz ``dot``), DOT text otherwise.  Written by
+    :func:`fsmnet.io.write_text`: ``-`` is standard output, a regular file is
+    replaced atomically, a device or pipe is streamed into.
 
     Raises
     ------
-    SpecError
-        For a folder, a missing parent folder or a parent that is a file.
+    fsmnet.io.OutputError
+        For a path it may not write (checked before anything is drawn).
+    BackendUnavailable
+        For ``.svg`` without Graphviz.
     """
-    if path == "-":
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    src = f"<{what} output>"
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        mode = None
-    except NotADirectoryError:
-        raise SpecError("a parent of the output path is a file, not a folder", source=src,
-                        field="path", value=path) from None
-    if mode is not None and stat.S_ISDIR(mode):
-        raise SpecError("the output path is a folder; give a file name", source=src,
-                        field="path", value=path)
-    if mode is not None and not stat.S_ISREG(mode):
-        with open(path, "w", encoding="utf-8") as fh:  # a device or a pipe: stream into it
-            fh.write(text)
-        return
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise SpecError("the output folder does not exist" if not os.path.exists(folder)
-                        else "a parent of the output path is a file, not a folder",
-                        source=src, field="path", value=path)
-    fd, tmp = tempfile.mkstemp(prefix=".fsmnet-", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        # mkstemp makes the file private (0600); keep an existing file's mode, else 0644.
-        os.chmod(tmp, stat.S_IMODE(mode) if mode is not None else 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    from fsmnet.io import check_output, write_text
+
+    check_output(path)
+    write_text(path, dot_to_svg(dot) if path.lower().endswith(".svg") else dot)
