@@ -32,7 +32,7 @@ Examples
 'hello\\n'
 >>> sorted(os.listdir(folder))          # no temporary file is left behind
 ['hello.txt']
->>> check_output(os.path.join(folder, "missing", "x.txt"))
+>>> check_output(os.path.join(folder, "missing", "x.txt"))  # doctest: +ELLIPSIS
 Traceback (most recent call last):
     ...
 fsmnet.io.OutputError: ...: cannot write here: the directory ... does not exist

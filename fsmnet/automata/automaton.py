@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from fsmnet.automata.words import symbol_indices
 from fsmnet.errors import SpecError
 
 Label = Hashable
@@ -247,18 +248,24 @@ class Automaton:
         return [self._symbols[int(i)] for i in indices]
 
     def run(self, word: Iterable[int] | np.ndarray, start: int | None = None) -> int:
-        """State reached from ``start`` (default: the initial state) on a word of indices."""
+        """State reached from ``start`` (default: the initial state) on a word of indices.
+
+        Raises :class:`SpecError` naming the value for anything but symbol indices
+        ``0..n_symbols-1`` (names go through :meth:`encode` or :meth:`output_of`).
+        """
         q = self.start_state(start)
         d = self._delta
-        for a in np.asarray(list(word) if not isinstance(word, np.ndarray) else word,
-                            dtype=np.int64):
+        for a in symbol_indices(word, self.n_symbols, self._src(), "run"):
             q = int(d[a, q])
         return q
 
     def trace(self, word: Iterable[int] | np.ndarray, start: int | None = None) -> np.ndarray:
-        """States after each prefix of the word, the empty prefix included (length n+1)."""
+        """States after each prefix of the word, the empty prefix included (length n+1).
+
+        The word is symbol indices, as for :meth:`run`.
+        """
         q = self.start_state(start)
-        w = np.asarray(list(word) if not isinstance(word, np.ndarray) else word, dtype=np.int64)
+        w = symbol_indices(word, self.n_symbols, self._src(), "trace")
         out = np.empty(len(w) + 1, dtype=np.int64)
         out[0] = q
         d = self._delta
@@ -279,7 +286,15 @@ class Automaton:
         return self.output(self.run(self.encode(word)))
 
     def accepts(self, word: Iterable[str] | str) -> bool:
-        """True when an acceptor ends in a state labelled ``True``."""
+        """True when an acceptor ends in a state labelled ``True``.
+
+        Raises :class:`SpecError` on a machine whose labels are not ``True``/``False``
+        (use :meth:`output_of` there): "not accepted" would be a guess.
+        """
+        if not self.is_acceptor:
+            raise SpecError("accepts() needs an acceptor (labels True/False); this machine "
+                            "has other labels: use output_of()", source=self._src(),
+                            field="outputs", value=list(self._labels)[:8])
         return self.output_of(word) is True
 
     # ---------------------------------------------------------- derivations

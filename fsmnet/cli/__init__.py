@@ -64,6 +64,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMANDS:
         importlib.import_module(f"fsmnet.cli.{name}").register(sub)
+    from fsmnet.cli.common import add_verbosity_flags
+
+    add_verbosity_flags(parser, top=True)  # -v/-q on every command, before or after it
+    for command in {id(p): p for p in sub.choices.values()}.values():
+        add_verbosity_flags(command)
     return parser
 
 
@@ -74,17 +79,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "handler", None) is None:
         parser.print_help()
         return EXIT_BAD_INPUT
-    try:
-        return int(args.handler(args))
-    except FsmnetError as exc:
-        print(f"fsmnet: error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
-        print(f"fsmnet: error: {exc.filename}: {exc.strerror}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        print("fsmnet: interrupted", file=sys.stderr)
-        return 130
+    from fsmnet.cli.common import LOG, logging_for
+
+    with logging_for(args):  # diagnostics through logging (-v/-q); results on stdout
+        try:
+            return int(args.handler(args))
+        except FsmnetError as exc:
+            LOG.error("%s", exc)
+            return EXIT_BAD_INPUT
+        except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+            LOG.error("%s: %s", exc.filename, exc.strerror)
+            return EXIT_BAD_INPUT
+        except KeyboardInterrupt:
+            LOG.error("interrupted")
+            return 130
 
 
 def run() -> None:

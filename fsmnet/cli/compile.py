@@ -80,7 +80,7 @@ def _handle(args: argparse.Namespace) -> int:
         return pfsa_compile(args)
 
     from fsmnet.automata import load
-    from fsmnet.cli.common import print_json
+    from fsmnet.cli.common import LOG, print_json
     from fsmnet.constructions import compile_automaton
     from fsmnet.io import check_output, is_stdout
 
@@ -100,10 +100,11 @@ def _handle(args: argparse.Namespace) -> int:
             raise _refuse_size(estimate, args.max_bytes,
                                f"the {args.arch} network ({k} symbols x {n}x{n} states)")
         automaton = minimal
+    LOG.info("compiling %s for %s with options %s", args.spec, args.arch, options or "{}")
     try:
         net = compile_automaton(automaton, args.arch, **options)
     except NotExpressible as exc:
-        print(f"not expressible: {exc}", file=sys.stderr)
+        LOG.error("not expressible: %s", exc, extra={"bare": True})
         return 1
     size = sum(a.nbytes for a in net.params.values())
     if size > args.max_bytes:

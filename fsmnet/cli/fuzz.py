@@ -6,7 +6,7 @@ import argparse
 import os
 from pathlib import Path
 
-from fsmnet.cli.common import int_at_least, print_counterexample, print_json
+from fsmnet.cli.common import LOG, int_at_least, print_counterexample, print_json
 
 EPILOG = """\
 exit codes: 0 no counterexample found (this is NOT a proof; use 'fsmnet verify'),
@@ -58,6 +58,8 @@ def handle(args: argparse.Namespace) -> int:
 
     set_hypothesis_home_dir(_hypothesis_home())
     net = load_network(args.net)
+    LOG.info("fuzzing %s against %s: %d words up to length %d, seed %s", args.net, args.spec,
+             args.examples, args.max_length, "fresh" if args.seed is None else args.seed)
     result = fuzz(args.spec, net, examples=args.examples, max_length=args.max_length,
                   seed=args.seed)
     if args.json:

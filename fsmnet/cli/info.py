@@ -77,12 +77,10 @@ def handle(args: argparse.Namespace) -> int:
     if is_pfsa(args.spec):  # PFSA-SR specs: fsmnet/cli/pfsa_commands.py
         return pfsa_info(args)
 
-    import sys
-
     from fsmnet.algebra.info import info
     from fsmnet.algebra.monoid import MonoidTooLarge
     from fsmnet.automata.resolve import load
-    from fsmnet.cli.common import human_bytes, print_json, show_progress
+    from fsmnet.cli.common import human_bytes, print_json, progress_note
     from fsmnet.errors import FsmnetError
 
     automaton = load(args.spec)
@@ -95,9 +93,9 @@ def handle(args: argparse.Namespace) -> int:
             f"(about {human_bytes(8 * cells)}), above --max-cells {args.max_cells:.3g}; "
             "raise --max-cells to compute it anyway")
     limit = min(args.max_size, max(1, args.max_cells // max(states, 1)))
-    if cells > _SLOW_CELLS and show_progress(args.json):
-        print(f"fsmnet: computing the monoid of {automaton.n_states} states (at least "
-              f"{elements} elements); this may take a while", file=sys.stderr)
+    if cells > _SLOW_CELLS:
+        progress_note(f"computing the monoid of {automaton.n_states} states (at least "
+                      f"{elements} elements); this may take a while", args.json)
     try:
         result = info(automaton, limit=limit)
     except MonoidTooLarge:

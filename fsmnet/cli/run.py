@@ -59,7 +59,11 @@ def handle(args: argparse.Namespace) -> int:
                           f"{args.max_length:.3g}: even at 10^9 symbols/s (a fast GPU) it "
                           f"would take {_duration(args.length / 1e9)}; raise --max-length "
                           "to run it anyway")
+    from fsmnet.cli.common import LOG
     from fsmnet.gpu.checked import run_checked
+
+    LOG.info("running %s symbols of %s (seed %d, backend %s, pieces of %s)", f"{args.length:,}",
+             args.spec, args.seed, args.backend, f"{args.piece:,}")
 
     result = run_checked(args.spec, length=args.length, net_path=args.net, arch=args.arch,
                          backend=args.backend, seed=args.seed, piece=args.piece,

@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from fsmnet.cli.common import int_at_least, print_counterexample, print_json, show_progress
+from fsmnet.cli.common import (
+    LOG,
+    int_at_least,
+    print_counterexample,
+    print_json,
+    show_progress,
+)
 
 EPILOG = """\
 exit codes: 0 proved, 1 refuted (a confirmed counterexample is printed),
@@ -59,6 +65,8 @@ def handle(args: argparse.Namespace) -> int:
                         "cannot share it", source="<command line>", field="--json", value=True)
     automaton = load(args.spec)
     net = load_network(args.net)
+    LOG.info("verifying %s (%s, hidden size %d) against %s (%d states), budget %d states",
+             args.net, net.arch, net.hidden_size, args.spec, automaton.n_states, args.max_states)
     bar = None
     if show_progress(args.json):
         from tqdm import tqdm

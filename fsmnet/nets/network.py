@@ -152,10 +152,17 @@ class Network:
     # ------------------------------------------------------------- running
     def label_trace(self, word: Sequence[int] | np.ndarray, *, exact: bool = False) -> np.ndarray:
         """Readout label index after every prefix of ``word`` (symbol indices),
-        the empty prefix included: an int64 array of length ``len(word) + 1``."""
+        the empty prefix included: an int64 array of length ``len(word) + 1``.
+
+        Raises :class:`~fsmnet.errors.NetworkFileError` naming the value for
+        anything but indices ``0..len(symbols)-1`` (names go through :meth:`output_of`).
+        """
+        from fsmnet.automata.words import symbol_indices
         from fsmnet.nets.evaluate import reference_trace
 
-        return reference_trace(self, word, exact=exact)
+        checked = symbol_indices(word, len(self._symbols), f"<network {self._name}>",
+                                 "label_trace", error=NetworkFileError)
+        return reference_trace(self, checked, exact=exact)
 
     def output_of(self, word: Sequence[str] | str, *, exact: bool = False) -> Any:
         """The output label after a word given by symbol names."""
