@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from fsmnet.decide.expressivity import ExpressivityResult
     from fsmnet.gpu.engine import EvalResult
     from fsmnet.nets import Network
+    from fsmnet.proofs.abstract.certify import CertifyResult
     from fsmnet.proofs.verifier import VerifyResult
 
 # ``compile`` is deliberately not in __all__: ``from fsmnet import *`` must not
@@ -46,6 +47,7 @@ __all__ = [
     "Outputs",
     "SpecError",
     "Verdict",
+    "certify",
     "decompose",
     "evaluate",
     "expressivity",
@@ -75,6 +77,18 @@ def verify(spec: Automaton | str | Any, net: Network, *, max_states: int = 20_00
 
     return _verify(spec, net, max_states=max_states, certificate=certificate,
                    network_path=network_path)
+
+
+def certify(spec: Automaton | str | Any | None, net: Network, *, float32: bool = False,
+            certificate: str | None = None, network_path: str | None = None) -> CertifyResult:
+    """Prove a network with infinitely many reachable states (trained, perturbed) equal
+    to the automaton for every length, refute it with a confirmed word, or say up to
+    which length it is proved (:mod:`fsmnet.proofs.abstract.certify`).  ``spec`` None
+    learns the automaton from the network with L* (needs aalpy)."""
+    from fsmnet.proofs.abstract.certify import certify as _certify
+
+    return _certify(spec, net, float32=float32, certificate=certificate,
+                    network_path=network_path)
 
 
 def evaluate(model: Automaton | Network, symbols: Sequence[int] | Any, *,

@@ -25,7 +25,8 @@ EvalPath = Literal["auto", "sequential", "words", "ilp", "cayley", "live", "tabu
                    "direct", "levelwise", "chase"]
 """Algorithms a caller may ask :func:`fsmnet.evaluate` for (see its docstring)."""
 
-ProofMethod = Literal["exact-product", "count-abstraction", "cone-invariant"]
+ProofMethod = Literal["exact-product", "count-abstraction", "cone-invariant",
+                      "box-invariant"]
 """Proof methods an architecture record may list, tried in this order by the verifier."""
 
 ScanFamily = Literal["linear", "minmax-dense", "minmax-cascade", "reference"]

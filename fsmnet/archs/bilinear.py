@@ -14,6 +14,7 @@ RECORDS = (
         id="bilinear-full", family="bilinear",
         summary="h = A(x) h with a dense 3-way tensor; any automaton (one-hot, H = n)",
         semantics="fsmnet.nets.bilinear:FULL",
+        abstract_transformer="fsmnet.proofs.abstract.linear:CHART_BOX",
         construction="fsmnet.constructions.bilinear_full:compile_bilinear_full",
         trainable="fsmnet.train.modules_linear:BilinearFull",
         proofs=("exact-product", "cone-invariant"),
@@ -23,6 +24,7 @@ RECORDS = (
         summary="A(x) = U diag(Vᵀx) Zᵀ; exact CP factors (options: rank, bounds, search, "
                 "search_rlimit (deterministic), search_seconds (optional guard))",
         semantics="fsmnet.nets.bilinear:CP",
+        abstract_transformer="fsmnet.proofs.abstract.linear:CHART_BOX",
         construction="fsmnet.constructions.bilinear_cp:compile_bilinear_cp",
         trainable="fsmnet.train.modules_linear:BilinearCP",
         proofs=("exact-product", "cone-invariant"),

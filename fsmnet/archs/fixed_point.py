@@ -12,6 +12,7 @@ RECORDS = (
         id="fixed-point", family="fixed-point",
         summary="dense A reached as a fixed point of a diagonal RNN; permutation letters",
         semantics="fsmnet.nets.fixed_point:FIXED_POINT",
+        abstract_transformer="fsmnet.proofs.abstract.linear:CHART_BOX",
         construction="fsmnet.constructions.fixed_point:compile_fixed_point",
         trainable="fsmnet.train.modules_linear:FixedPointRNN",
         proofs=("exact-product", "cone-invariant"),

@@ -12,6 +12,7 @@ RECORDS = (
         id="deltaproduct", family="householder",
         summary="products of generalized Householder reflections",
         semantics="fsmnet.nets.deltaproduct:DELTAPRODUCT",
+        abstract_transformer="fsmnet.proofs.abstract.linear:CHART_BOX",
         construction="fsmnet.constructions.deltaproduct:compile_deltaproduct",
         trainable="fsmnet.train.modules_linear:DeltaProduct",
         proofs=("exact-product", "cone-invariant"),

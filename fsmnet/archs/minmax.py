@@ -12,6 +12,7 @@ RECORDS = (
         id="minmax-dense", family="minmax",
         summary="max-min recurrence over Boolean one-hot matrices; any automaton",
         semantics="fsmnet.nets.minmax:DENSE",
+        abstract_transformer="fsmnet.proofs.abstract.minmax:MINMAX_BOX",
         construction="fsmnet.constructions.minmax_dense:compile_minmax_dense",
         trainable="fsmnet.train.modules_minmax:MinMaxDense",
         certificate_model="fsmnet.proofs.certificate_models:MINMAX_DENSE",

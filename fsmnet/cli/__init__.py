@@ -21,6 +21,7 @@ COMMANDS = (
     "info",
     "compile",
     "verify",
+    "certify",
     "check",
     "fuzz",
     "expressivity",

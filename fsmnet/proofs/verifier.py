@@ -63,7 +63,6 @@ class VerifyResult:
         return repr_html(f"verify: {self.verdict}", rows, colour=colour)
 
 
-
 def confirm(net: Network, automaton: Automaton, word: list[int]) -> Counterexample | None:
     """Re-run a candidate word with the exact reference evaluator; None if it agrees."""
     got = net.labels[int(net.label_trace(word, exact=True)[-1])]
@@ -114,6 +113,33 @@ def _try_cones(net: Network, automaton: Automaton, details: dict[str, Any]) -> A
     return proof
 
 
+def prepare_automaton(spec: Any, net: Network) -> Automaton:
+    """The minimal automaton of ``spec`` in the network's alphabet order (it needs an
+    initial state and outputs)."""
+    automaton = load(spec)
+    if automaton.is_semiautomaton:
+        raise SpecError("verification needs an initial state and outputs",
+                        source=automaton.name or "<automaton>", field="initial_state",
+                        value=automaton.initial)
+    return align_alphabet(automaton.minimal(), net)
+
+
+def _try_abstract(net: Network, automaton: Automaton, details: dict[str, Any],
+                  certificate: str | None, network_path: str | None) -> bool:
+    """The abstract-simulation invariants of :mod:`fsmnet.proofs.abstract` (a set per
+    automaton state, checked in exact rationals); True when one is proved."""
+    from fsmnet.proofs.abstract.certify import prove_invariant
+
+    cert, why, _ = prove_invariant(net, automaton, network_path=network_path)
+    details["box_invariant"] = why
+    if cert is not None and certificate is not None:
+        from fsmnet.proofs.certificate import write_certificate
+
+        write_certificate(cert, certificate)
+        details["certificate"] = certificate
+    return cert is not None
+
+
 def verify(spec: Any, net: Network, *, max_states: int = 20_000,
            certificate: str | None = None, network_path: str | None = None,
            progress: Any = None) -> VerifyResult:
@@ -132,12 +158,7 @@ def verify(spec: Any, net: Network, *, max_states: int = 20_000,
     network_path
         The network's file, recorded (SHA-256) in the certificate.
     """
-    automaton = load(spec)
-    if automaton.is_semiautomaton:
-        raise SpecError("verification needs an initial state and outputs",
-                        source=automaton.name or "<automaton>", field="initial_state",
-                        value=automaton.initial)
-    automaton = align_alphabet(automaton.minimal(), net)
+    automaton = prepare_automaton(spec, net)
     from fsmnet import archs
 
     record = archs.get(net.arch, source=net.name or "<network>")
@@ -182,6 +203,9 @@ def verify(spec: Any, net: Network, *, max_states: int = 20_000,
                                                network_path=network_path), certificate)
             details["certificate"] = certificate
         return VerifyResult("proved", "cone-invariant", None, details)
+    if record.abstract_transformer is not None and _try_abstract(
+            net, automaton, details, certificate, network_path):
+        return VerifyResult("proved", "box-invariant", None, details)
     details["note"] = (f"the network's exact states did not close within {max_states}; "
                        "no invariant method proved it")
     cex = random_search(net, automaton)

@@ -43,6 +43,7 @@ from .belief import check_belief_tracking
 from .cones import check_cones
 from .core import CertificateError, check_network_file
 from .decay import check_decay
+from .invariants import check_invariants
 from .product import check_product
 from .witness import check_witness
 
@@ -60,6 +61,7 @@ METHODS: dict[str, tuple[Callable[[dict[str, Any]], str], bool]] = {
     "witness": (check_witness, False),
     "belief-tracking": (check_belief_tracking, True),
     "belief-decay": (check_decay, False),
+    "box-invariant": (check_invariants, True),
 }
 
 

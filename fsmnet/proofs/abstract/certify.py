@@ -1,0 +1,178 @@
+"""``certify``: proofs for every length for networks with infinitely many reachable states.
+
+Order of work, for a network N and the minimal automaton A (given, or learned
+from N with L*, :mod:`.extract`):
+
+1. a short exact product exploration (a proof if N's exact states close, as
+   for compiled networks; a shortest counterexample if one is met);
+2. clouds of float states per automaton state (:mod:`.search`); float
+   disagreements are candidates, confirmed exactly before being reported;
+3. the architecture's abstract domain (the registry's ``abstract_transformer``):
+   candidate invariants found in floats, each checked in exact rationals by the
+   independent checker (:mod:`fsmnet.proofs.checker.invariants`) — only a
+   passing check is "proved";
+4. otherwise random search for a confirmed counterexample, and exact bounded
+   exploration (:mod:`.bounded`) for the proved length L: "unknown" with L.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from fsmnet.automata import Automaton
+from fsmnet.errors import FsmnetError
+from fsmnet.nets import Network
+from fsmnet.nets.alignment import label_map
+from fsmnet.types import Verdict
+
+
+@dataclass(frozen=True)
+class CertifyResult:
+    """The ``certify --json`` contract.
+
+    ``proved_length`` is ``None`` when the claim holds for every length
+    (verdict "proved"), the largest L with every word of length ≤ L correct
+    for "unknown", and the counterexample's length minus one for "refuted".
+    """
+
+    verdict: Verdict
+    method: str
+    counterexample: Any = None
+    proved_length: int | None = None
+    domain: str | None = None
+    seconds: float = 0.0
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        cex = self.counterexample
+        return {"verdict": self.verdict, "method": self.method,
+                "counterexample": None if cex is None else
+                {"word": cex.word, "expected": cex.expected, "got": cex.got},
+                "proved_length": self.proved_length, "domain": self.domain,
+                "seconds": round(self.seconds, 3)}
+
+
+def _rights(net: Network, automaton: Automaton) -> dict[int, int] | None:
+    to_auto = label_map(net, automaton)
+    right = {}
+    for q in range(automaton.n_states):
+        hits = [c for c, x in enumerate(to_auto) if x == automaton.output_ids[q]]
+        if not hits:
+            return None
+        right[q] = hits[0]
+    return right
+
+
+def prove_invariant(net: Network, automaton: Automaton, *, float32: bool = False,
+                    network_path: str | None = None, seed: int = 0
+                    ) -> tuple[dict[str, Any] | None, str, list[list[int]]]:
+    """(checked certificate, why, float candidate words) for the registry's domain."""
+    from fsmnet import archs
+    from fsmnet.proofs.abstract.search import sample_states
+    from fsmnet.proofs.certificate import _common, network_model
+    from fsmnet.proofs.checker import CertificateError, check_certificate
+
+    ref = archs.get(net.arch).abstract_transformer
+    if ref is None:
+        return None, f"{net.arch} has no abstract domain yet", []
+    domain = archs.resolve(ref)
+    right = _rights(net, automaton)
+    if right is None:
+        return None, "the network lacks a label of the automaton", []
+    cloud = sample_states(net, automaton, seed=seed)
+    if cloud.candidates:
+        return None, "the float run disagrees on a sampled word", cloud.candidates
+    common = _common(net, automaton, "box-invariant", network_model(net), network_path)
+    why = "no candidate"
+    for body, why in domain.candidates(net, automaton, cloud.states, right, float32=float32):
+        if body is None:
+            continue
+        cert = {**common, **body}
+        try:
+            summary = check_certificate(cert)
+        except CertificateError as exc:
+            why = f"exact check failed: {exc}"
+            continue
+        return cert, summary, []
+    return None, why, []
+
+
+def certify(spec: Any, net: Network, *, float32: bool = False, certificate: str | None = None,
+            network_path: str | None = None, max_states: int = 2000,
+            max_pairs: int = 4000, seed: int = 0) -> CertifyResult:
+    """Prove ``net`` equal to ``spec`` for all lengths, refute it, or bound the proof.
+
+    ``spec`` None learns the automaton from the network first (L*, needs aalpy).
+    """
+    from fsmnet.proofs.abstract.bounded import bounded_exploration
+    from fsmnet.proofs.certificate import build_certificate, write_certificate
+    from fsmnet.proofs.product import explore_product
+    from fsmnet.proofs.verifier import confirm, prepare_automaton, random_search
+
+    start = time.perf_counter()
+    details: dict[str, Any] = {}
+    if spec is None:
+        from fsmnet.proofs.abstract.extract import certify_extracted
+
+        learned: CertifyResult = certify_extracted(net, float32=float32,
+                                                   certificate=certificate,
+                                                   network_path=network_path, start=start)
+        return learned
+    automaton = prepare_automaton(spec, net)
+
+    def done(verdict: Verdict, method: str, **kw: Any) -> CertifyResult:
+        return CertifyResult(verdict, method, seconds=time.perf_counter() - start,
+                             details=details, **kw)
+
+    product = explore_product(net, automaton, max_states=max_states)
+    if product.status == "mismatch" and product.word is not None:
+        cex = confirm(net, automaton, product.word)
+        if cex is not None:
+            return done("refuted", "exact-product", counterexample=cex,
+                        proved_length=len(product.word) - 1)
+    if product.status == "closed" and not float32:
+        if certificate is not None:
+            try:
+                write_certificate(build_certificate(net, automaton, product,
+                                                    network_path=network_path), certificate)
+                details["certificate"] = certificate
+            except (FsmnetError, TypeError) as exc:
+                details["certificate_error"] = str(exc)
+        return done("proved", "exact-product", domain="exact-states")
+    cert, why, candidates = prove_invariant(net, automaton, float32=float32,
+                                            network_path=network_path, seed=seed)
+    details["invariant"] = why
+    if cert is not None:
+        if certificate is not None:
+            write_certificate(cert, certificate)
+            details["certificate"] = certificate
+        return done("proved", "box-invariant", domain=cert["domain"])
+    for word in candidates:
+        cex = confirm(net, automaton, word)
+        if cex is not None:
+            return done("refuted", "abstract-search", counterexample=cex,
+                        proved_length=len(word) - 1)
+    from fsmnet.proofs.abstract.search import pumped_candidates
+
+    for word in pumped_candidates(net, automaton):
+        cex = confirm(net, automaton, word)
+        if cex is not None:
+            return done("refuted", "pumped-search", counterexample=cex,
+                        proved_length=len(word) - 1)
+    cex = random_search(net, automaton, seed=seed)
+    if cex is not None:
+        return done("refuted", "random-search", counterexample=cex,
+                    proved_length=len(cex.word) - 1)
+    bounded = bounded_exploration(net, automaton, max_pairs=max_pairs)
+    if bounded.word is not None:
+        cex = confirm(net, automaton, bounded.word)
+        if cex is not None:
+            return done("refuted", "bounded", counterexample=cex,
+                        proved_length=bounded.proved_length)
+    details["bounded"] = (f"exact exploration by length, equal states merged: "
+                          f"{bounded.pairs} distinct pairs")
+    if float32:
+        details["note"] = "the bounded length is for exact arithmetic"
+    return done("unknown", "bounded", proved_length=bounded.proved_length)

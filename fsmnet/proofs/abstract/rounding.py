@@ -1,0 +1,62 @@
+"""The ``--float32`` rounding model: which float32 executions a certificate covers.
+
+Covered (checked by :mod:`fsmnet.proofs.checker.invariants`, ``float32-step``):
+the *step semantics* of a linear recurrence run in float32,
+
+    g = fl(A32 · h),   h' = fl(g / max_i |g_i|),   label = first argmax fl(R32 · h),
+
+where A32 and R32 are the float32 roundings (to nearest) of the exact model,
+h0 is rounded to float32 and normalized in float32, and every dot product may
+be summed in **any order**, with or without fused multiply-add, with gradual
+underflow (Higham's bound |fl(a·h) − a·h| ≤ γ_n |a|·|h| with γ_n = nu/(1 − nu),
+u = 2⁻²⁴, plus 2⁻¹⁵⁰ per product for underflow).  Outward rounding: every
+bound is added to the side that weakens the claim.
+
+Not covered: fast-path scans that multiply the matrices of several symbols
+first (A_{x_t} ⋯ A_{x_1}, as the parallel scan of :mod:`fsmnet.gpu` does)
+and normalize only now and then, iterative solvers (the fixed-point
+iteration itself; only the solved matrix A is covered), float16/bfloat16,
+and any run that skips the normalization.
+
+This module holds the search side only: approximate float widening so that
+the boxes found absorb the rounding error; soundness is the checker's.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+U32 = 2.0 ** -24
+
+
+def gamma(n: int) -> float:
+    return n * U32 / (1 - n * U32)
+
+
+def round32(x: Any) -> float:
+    """Nearest float32 of a rational (through its double, as the checker does)."""
+    return float(np.float32(float(Fraction(x))))
+
+
+class Float32Model:
+    """Float32 matrices and the widening of one chart step for the search."""
+
+    def __init__(self, mats_exact: Any, readout_exact: Any) -> None:
+        self.mats32 = np.vectorize(round32, otypes=[np.float64])(np.asarray(mats_exact,
+                                                                             dtype=object))
+        self.readout32 = np.vectorize(round32, otypes=[np.float64])(
+            np.asarray(readout_exact, dtype=object))
+
+    def chart_error(self, m: np.ndarray, a: np.ndarray, b: np.ndarray, binv: np.ndarray,
+                    p: int, lo: np.ndarray, hi: np.ndarray, den: float) -> np.ndarray:
+        """A float estimate (generous) of the rounding error in chart coordinates."""
+        n = len(a)
+        err = (gamma(n) + U32) * np.abs(a).sum(1) * 1.01 + 1e-40
+        big = np.maximum(np.abs(binv) @ np.maximum(np.abs(lo), np.abs(hi)), 1e-300).max()
+        t = np.maximum(np.abs(lo), np.abs(hi))
+        w = np.abs(b) @ err + t * (np.abs(b[p]) @ err)
+        out: np.ndarray = 2.0 * big * w / max(den, 1e-300)
+        return out
