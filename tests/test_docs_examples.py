@@ -206,3 +206,7 @@ def test_hook_drops_math_but_not_api_references():
     assert not keep(record("x.md: Could not find cross-reference target 'i, j'"))
     assert keep(record("api.md: Could not find cross-reference target 'fsmnet.nope'"))
     assert keep(record("Doc file 'a.md' contains a link 'b.md', but the target is not found"))
+    html = ("a :class:<code>Automaton</code> and :meth:<code>~fsmnet.x.run</code>,"
+            " x:y:<code>z</code>")
+    assert hooks.on_page_content(html) == ("a <code>Automaton</code> and <code>fsmnet.x.run</code>,"
+                                           " x:y:<code>z</code>")

@@ -1,4 +1,6 @@
-"""mkdocs hook (mkdocs.yml ``hooks:``): math in the pages is not a cross-reference.
+"""mkdocs hooks (mkdocs.yml ``hooks:``): math is not a cross-reference; Sphinx roles.
+
+1. Math in the pages is not a cross-reference.
 
 mkdocs-autorefs reads every ``[text][id]`` as a link to an API object, so
 formulas such as ``x[i][v]`` or ``R[σ][i, j]`` outside code spans become
@@ -6,6 +8,10 @@ formulas such as ``x[i][v]`` or ``R[σ][i, j]`` outside code spans become
 turns into a failed build.  A real API reference is a dotted path
 (``fsmnet.automata.Automaton``); only undotted targets are dropped, so a
 broken link to an API object still fails the build.
+
+2. The docstrings use Sphinx roles (``:class:`Automaton```), which the
+Markdown renderer shows as ":class:" before the code; the role is dropped,
+and so is the ``~`` that shortens a dotted name.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import re
 from typing import Any
 
 _MATH = re.compile(r"Could not find cross-reference target '[^'.]*'$")
+_ROLE = re.compile(r":(?:py:)?(?:class|func|meth|mod|attr|data|exc|obj|const):(<code>)~?")
 
 
 class _NotMath(logging.Filter):
@@ -29,3 +36,7 @@ def on_config(config: Any, **_: Any) -> Any:
         if not any(isinstance(f, _NotMath) for f in handler.filters):
             handler.addFilter(_NotMath())
     return config
+
+
+def on_page_content(html: str, **_: Any) -> str:
+    return _ROLE.sub(r"\1", html)
