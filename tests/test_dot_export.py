@@ -231,3 +231,46 @@ def test_cli_compile_dot_bad_path_writes_nothing(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
     assert sorted(os.listdir(tmp_path)) == ["afile"]  # no network file either
+
+
+# The pictures in docs/pictures.md, and the exporters that made them: a picture
+# whose text no longer matches what the exporter writes today is stale.
+DOC_PICTURES = {
+    "automaton-flipflop.svg": lambda: to_dot(fsmnet.load("flipflop")),
+    "automaton-starfree.svg": lambda: to_dot(fsmnet.load("starfree")),
+    "holonomy-random5.svg": lambda: _holonomy_of("random:n=5,k=2,seed=3"),
+    "holonomy-modarith3.svg": lambda: _holonomy_of("modarith:3"),
+    "network-minmax-latch4.svg": lambda: network_to_dot(fsmnet.compile("latch:4",
+                                                                       "minmax-scalar")),
+    "network-bilinear-block-modadd6.svg": lambda: network_to_dot(
+        fsmnet.compile("modadd:6", "bilinear-block")),
+}
+
+
+def _holonomy_of(spec: str) -> str:
+    a = fsmnet.load(spec)
+    return holonomy_to_dot(fsmnet.decompose(a), state_names=a.states)
+
+
+def _dot_label_lines(text: str) -> set[str]:
+    lines = set()
+    for raw in re.findall(r'label="((?:[^"\\]|\\.)*)"', text):
+        for part in re.split(r"\\[ln]", raw):
+            part = part.replace('\\"', '"').replace("\\\\", "\\").strip()
+            if part:
+                lines.add(part)
+    return lines
+
+
+@pytest.mark.parametrize("name", sorted(DOC_PICTURES))
+def test_docs_pictures_are_current(name):
+    path = os.path.join(os.path.dirname(__file__), "..", "docs", "pictures", name)
+    root = ET.parse(path).getroot()
+    shown = {" ".join((t.text or "").split()) for t in root.iter("{http://www.w3.org/2000/svg}text")}
+    wanted = {" ".join(line.split()) for line in _dot_label_lines(DOC_PICTURES[name]())}
+    assert wanted <= shown, sorted(wanted - shown)
+
+
+def test_every_docs_picture_is_checked():
+    folder = os.path.join(os.path.dirname(__file__), "..", "docs", "pictures")
+    assert sorted(f for f in os.listdir(folder) if f.endswith(".svg")) == sorted(DOC_PICTURES)
