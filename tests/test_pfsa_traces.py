@@ -99,3 +99,21 @@ def test_million_line_trace_automaton_and_network_direct():
     net = compile_automaton(m, "bilinear-full")
     # the network's own kernel (84-dimensional mat-vec per line), not its tabulation
     assert _accuracy(net, trace, 3, path="direct")[0] == 1.0
+
+
+@pytest.mark.slow
+def test_training_experiment_is_deterministic():
+    # experiments/pfsa_traces.py on a tiny budget: two runs give the same numbers.
+    pytest.importorskip("torch")
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "experiments" / "pfsa_traces.py"
+    spec = importlib.util.spec_from_file_location("pfsa_traces_experiment", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    first = module.run("deltanet-neg", 1, steps=3, eval_traces=8)
+    second = module.run("deltanet-neg", 1, steps=3, eval_traces=8)
+    assert {k: v for k, v in first.items() if k != "seconds"} == \
+        {k: v for k, v in second.items() if k != "seconds"}
+    assert 0 <= first["acc40"] <= 1 and 0 <= first["acc400"] <= 1
