@@ -59,7 +59,18 @@ def compile_automaton(automaton: Automaton | Any, arch: str, **options: Any) -> 
                         f"supported: {', '.join(accepted) or 'none'}",
                         source="<compile>", field="options", value=unknown)
     _check_values(build, arch, options)
-    return build(machine.minimal(), **options)
+    net = build(machine.minimal(), **options)
+    # Every option the construction ran with, defaults included, goes into the file
+    # header: a compile is a function of its inputs and these (issue 15).
+    ran_with = {p.name: p.default for p in inspect.signature(build).parameters.values()
+                if p.kind is inspect.Parameter.KEYWORD_ONLY}
+    ran_with.update(options)
+    return net.with_options(compile_options={k: _jsonable(v) for k, v in ran_with.items()})
+
+
+def _jsonable(value: Any) -> Any:
+    """JSON scalars as they are; anything else (a Fraction) as its string."""
+    return value if value is None or isinstance(value, (bool, int, float, str)) else str(value)
 
 
 # Options that count something (a rank, a number of tries, a budget of states) must be

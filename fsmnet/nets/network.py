@@ -139,6 +139,15 @@ class Network:
         """Total number of scalars in all tensors."""
         return int(sum(a.size for a in self._params.values()))
 
+    def with_options(self, **extra: Any) -> Network:
+        """A copy with more entries in :attr:`options`; the read-only tensors are shared."""
+        clone = object.__new__(Network)
+        for slot in Network.__slots__:
+            object.__setattr__(clone, slot, getattr(self, slot))
+        clone._options = {**self._options, **extra}
+        clone._cache = {}
+        return clone
+
     def with_params(self, **arrays: np.ndarray) -> Network:
         """A copy with some tensors replaced, validated again.
 
@@ -191,9 +200,14 @@ class Network:
     # ----------------------------------------------------------------- files
     def header(self) -> dict[str, Any]:
         """The JSON metadata stored in the file header."""
+        from fsmnet.version import __version__
+
+        # fsmnet_version is an addition within formats 1 and 2: readers ignore unknown
+        # fields, so older fsmnet still reads these files (issue 15).
         return {
             "format": FORMAT_NAME,
             "format_version": file_version(self.params),
+            "fsmnet_version": __version__,
             "arch": self._arch,
             "name": self._name,
             "symbols": list(self._symbols),
@@ -281,6 +295,10 @@ def load_network(path: str | os.PathLike[str]) -> Network:
         if not isinstance(header.get(field), kind):
             raise NetworkFileError(f"{src}: field '{field}': missing or of the wrong type "
                                    f"(value: {header.get(field)!r})")
+    written_by = header.get("fsmnet_version")  # absent in files from before issue 15
+    if written_by is not None and not isinstance(written_by, str):
+        raise NetworkFileError(f"{src}: field 'fsmnet_version': must be a string "
+                               f"(value: {written_by!r})")
     exact = header.get("exact")
     if exact is not None and not isinstance(exact, dict):
         raise NetworkFileError(f"{src}: field 'exact': must be an object or null "
