@@ -100,6 +100,15 @@ class PFSA:
     __slots__ = ("_states", "_symbols", "_kernel", "_reveals", "_initial", "_name",
                  "_description", "_index")
 
+    _states: tuple[str, ...]
+    _symbols: tuple[str, ...]
+    _kernel: tuple[Matrix, ...]
+    _reveals: tuple[tuple[int, ...], ...]
+    _initial: int
+    _name: str
+    _description: str
+    _index: dict[str, int]
+
     def __init__(self, *, states: Sequence[str], symbols: Sequence[str],
                  kernel: Sequence[Sequence[Sequence[Any]]], reveals: Sequence[Iterable[int]],
                  initial: int, name: str = "", description: str = "",

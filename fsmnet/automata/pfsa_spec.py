@@ -133,11 +133,11 @@ def from_dict(data: Any, *, source: str = "<dict>") -> PFSA:
         for a, dist in v.mapping(row, f"transitions.{q}").items():
             sym = v.member(a, sy_index, f"transitions.{q}", "symbol")
             kernel[sym][src] = _distribution(v, dist, st_index, f"transitions.{q}.{a}")
-    for a, sym in enumerate(symbols):
-        for q, name in enumerate(states):
+    for a, sym_name in enumerate(symbols):
+        for q, state in enumerate(states):
             if kernel[a][q] is None:
                 v.fail("every state needs a distribution for every symbol",
-                       f"transitions.{name}.{sym}", None)
+                       f"transitions.{state}.{sym_name}", None)
     reveals: list[list[int]] = [list(range(n)) for _ in symbols]
     raw = top.get("reveals") or {}
     for a, shown in v.mapping(raw, "reveals").items():

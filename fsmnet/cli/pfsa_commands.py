@@ -151,6 +151,7 @@ def pfsa_run(args: argparse.Namespace) -> int:
     begin = time.perf_counter()
     res = evaluate(net, word, backend=args.backend, path="direct")
     seconds = time.perf_counter() - begin
+    assert res.outputs is not None  # outputs="all"
     b = m.initial_belief()
     agree = 0
     check = min(_RUN_CHECK, len(word))

@@ -118,8 +118,9 @@ def joint_witness(m: PFSA, *, max_period: int = 2) -> dict[str, Any] | None:
         blocks = _blocks(m, m.initial_belief(), period)
         if blocks is None:
             continue
-        pairs = {a: _additive_pair(m, a) for a in set(period)}
-        if any(p is None for p in pairs.values()):
+        found = {a: _additive_pair(m, a) for a in set(period)}
+        pairs = {a: p for a, p in found.items() if p is not None}
+        if len(pairs) != len(found):
             continue
         n = m.n_states
         periods = {f: _least_k(Fraction(n), r, Fraction(2) ** (FORMATS[f][0] - FORMATS[f][2] - 2))
@@ -130,7 +131,7 @@ def joint_witness(m: PFSA, *, max_period: int = 2) -> dict[str, Any] | None:
                 "prefix": [], "period": [name[a] for a in period], "rate": str(r),
                 "blocks": [name[a] for a in blocks],
                 "additive": {name[a]: [[name[x] for x in y1], [name[x] for x in y2]]
-                             for a, (y1, y2) in pairs.items()},  # type: ignore[misc]
+                             for a, (y1, y2) in pairs.items()},
                 "periods": periods}
     return None
 

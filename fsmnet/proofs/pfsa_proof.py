@@ -112,9 +112,10 @@ def _counterexample(pfsa: PFSA, net: Network, max_length: int) -> dict[str, Any]
     mats = to_fractions(net.params["W"]) if net.hidden_size == pfsa.n_states else None
     if mats is None or tuple(net.symbols) != pfsa.symbols:
         return None
-    layer = [((), tuple(to_fractions(net.params["h0"])), pfsa.unnormalized(()))]
+    layer: list[tuple[tuple[int, ...], tuple[Any, ...], tuple[Fraction, ...]]] = [
+        ((), tuple(to_fractions(net.params["h0"])), pfsa.unnormalized(()))]
     for _ in range(max_length + 1):
-        nxt = []
+        nxt: list[tuple[tuple[int, ...], tuple[Any, ...], tuple[Fraction, ...]]] = []
         for word, h, u in layer:
             total = sum(u, Fraction(0))
             hsum = sum(h, Fraction(0))
@@ -157,7 +158,7 @@ def prove_belief(pfsa: PFSA, net: Network, *, search_length: int = 3) -> BeliefP
                        f"length {search_length} shows a difference")
 
 
-def _strings(rows: Any) -> list[Any]:
+def _strings(rows: Any) -> Any:
     if isinstance(rows, (list, tuple)) or hasattr(rows, "tolist"):
         return [_strings(r) for r in (rows.tolist() if hasattr(rows, "tolist") else rows)]
     return str(Fraction(rows))

@@ -159,6 +159,7 @@ def run_float(m: PFSA, prefix: list[int], period: list[int], fmt: str = "float32
     h64 = np.array([float(x) for x in m.initial_belief()])
     f = FORMATS[fmt]
     normal = 2.0 ** f.normal_exp
+    h: Any
     if fmt in ("float32", "float64"):
         dt = np.float32 if fmt == "float32" else np.float64
         ms = [x.astype(dt) for x in mats]
@@ -173,11 +174,11 @@ def run_float(m: PFSA, prefix: list[int], period: list[int], fmt: str = "float32
         import torch
 
         tdt = torch.bfloat16 if fmt == "bfloat16" else torch.float16
-        ms = [torch.tensor(x, dtype=tdt) for x in mats]
+        tms = [torch.tensor(x, dtype=tdt) for x in mats]
         h = torch.tensor(h64, dtype=tdt)
 
         def step(h: Any, a: int) -> Any:
-            return torch.mv(ms[a], h)
+            return torch.mv(tms[a], h)
 
         def top(h: Any) -> float:
             return float(h.abs().max().float())
