@@ -7,6 +7,7 @@ directory's contents are compared before and after: a refused command writes not
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -138,23 +139,43 @@ def _cli(args: list[str], cwd: Path, **kw: object) -> subprocess.CompletedProces
                           capture_output=True, timeout=120, check=False, **kw)  # type: ignore
 
 
-def test_spec_from_standard_input_json_and_yaml(scratch: Path) -> None:
+def _stdin(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+
+
+def test_spec_from_standard_input_json_and_yaml(scratch: Path, capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
     spec = {"states": ["e", "o"], "input_symbols": ["a"],
             "transitions": {"e": {"a": "o"}, "o": {"a": "e"}},
             "initial_state": "e", "final_states": ["e"]}
     yaml_text = ("states: [e, o]\ninput_symbols: [a]\ntransitions: {e: {a: o}, o: {a: e}}\n"
                  "initial_state: e\nfinal_states: [e]\n")
     for text in (json.dumps(spec), yaml_text):
-        done = _cli(["info", "-", "--json"], scratch, input=text.encode())
-        assert done.returncode == 0, done.stderr
-        assert json.loads(done.stdout)["monoid"]["size"] == 2  # {1, a}: parity's C_2
-    done = _cli(["compile", "-", "--arch", "bilinear-full", "-o", "p.safetensors"], scratch,
-                input=yaml_text.encode())
-    assert done.returncode == 0, done.stderr
+        _stdin(monkeypatch, text.encode())
+        code, out, err = run_cli(["info", "-", "--json"], capsys)
+        assert code == 0, err
+        assert json.loads(out)["monoid"]["size"] == 2  # {1, a}: parity's C_2
+    _stdin(monkeypatch, yaml_text.encode())
+    code, _, err = run_cli(["compile", "-", "--arch", "bilinear-full", "-o", "p.safetensors"],
+                           capsys)
+    assert code == 0, err
     assert fsmnet.load_network(scratch / "p.safetensors").output_of(["a", "a"]) is True
-    done = _cli(["info", "-"], scratch, input=b"states: [")
-    assert done.returncode == 2 and len(done.stderr.decode().strip().splitlines()) == 1
-    assert b"<stdin>" in done.stderr
+    _stdin(monkeypatch, yaml_text.encode())  # read once, used for several cells
+    code, out, err = run_cli(["hierarchy", "--task", "-", "--arch", "bilinear-full",
+                              "--length", "10", "--json"], capsys)
+    assert code == 0, err
+    assert json.loads(out)["cells"][0]["verdict"] == "possible"
+    _stdin(monkeypatch, b"states: [")
+    code, _, err = run_cli(["info", "-"], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "<stdin>" in err
+
+
+def test_verify_certificate_piped_into_check(scratch: Path) -> None:
+    cert = _cli(["verify", "parity", "net.safetensors", "--certificate", "-"], scratch)
+    assert cert.returncode == 0, cert.stderr
+    done = _cli(["check", "-"], scratch, input=cert.stdout)  # verify ... - | check -
+    assert done.returncode == 0, done.stderr
+    assert not (scratch / "-").exists()
 
 
 def test_output_to_dev_stdout_streams_and_keeps_the_link(scratch: Path) -> None:

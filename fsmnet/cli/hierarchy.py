@@ -44,7 +44,7 @@ def handle(args: argparse.Namespace) -> int:
 
     if args.plot:
         check_output(args.plot)  # a bad path is reported before the table is built
-    tasks = [(t, t) for t in args.task] if args.task else list(TASKS)
+    tasks = [_task(t) for t in args.task] if args.task else list(TASKS)
     archs = args.arch or list(registry.ids())
     bar = None
     if show_progress(args.json):
@@ -70,3 +70,14 @@ def handle(args: argparse.Namespace) -> int:
     else:
         print(to_markdown(table))
     return 0
+
+
+def _task(spec: str) -> tuple[str, object]:
+    """(label, spec) of a --task; standard input is read once, here, and kept as a dict
+    (the table loads each task several times)."""
+    if spec != "-":
+        return spec, spec
+    from fsmnet.automata import load
+
+    automaton = load(spec)
+    return automaton.name or "<stdin>", automaton.to_dict()
