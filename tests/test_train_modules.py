@@ -173,3 +173,27 @@ def test_deltanet_saves_as_a_deltaproduct_network_with_one_factor():
     got = module(torch.tensor(words)).numpy()
     for b in range(3):
         assert np.array_equal(got[b], net.label_trace(words[b]))
+
+
+@settings(deadline=None, max_examples=25)
+@given(st.integers(1, 3), st.integers(1, 3), st.integers(0, 30), st.integers(1, 5),
+       st.integers(1, 7), st.integers(0, 2**31 - 1))
+def test_chunked_and_select_scans_equal_the_loop_with_gradients(n_symbols, batch, length,
+                                                                hidden, chunk, seed):
+    g = torch.Generator().manual_seed(seed)
+    mats = torch.randn(n_symbols, hidden, hidden, dtype=torch.float64, generator=g)
+    h0 = torch.randn(hidden, dtype=torch.float64, generator=g)
+    words = torch.randint(0, n_symbols, (batch, length), generator=g)
+    weights = torch.randn(batch, length + 1, hidden, dtype=torch.float64, generator=g)
+    results = []
+    for run in (scan.dense_loop, scan.dense_select_loop,
+                lambda m, w, h: scan.dense_scan(m, w, h, chunk=chunk)):
+        m, h = mats.clone().requires_grad_(), h0.clone().requires_grad_()
+        out = scan.unit(run(m, words, h))
+        (out * weights).sum().backward()
+        zero = torch.zeros_like(m)  # length 0: no matrix is used, no gradient
+        results.append((out.detach(), zero if m.grad is None else m.grad, h.grad))
+    for out, gm, gh in results[1:]:
+        assert torch.allclose(out, results[0][0], rtol=1e-8, atol=1e-10)
+        assert torch.allclose(gm, results[0][1], rtol=1e-6, atol=1e-8)
+        assert torch.allclose(gh, results[0][2], rtol=1e-6, atol=1e-8)

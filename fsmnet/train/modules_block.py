@@ -47,7 +47,7 @@ class BilinearBlock(nn.Module):
 
     def logits(self, words: Tensor, fast: bool = True) -> Tensor:
         words = words.to(torch.int64)
-        run = scan.dense_scan if fast else scan.dense_loop
+        run = scan.dense_auto if fast else scan.dense_loop
         hs = [scan.unit(run(w, words, h)) for w, h in zip(self.W, self.h0)]
         letters = string.ascii_lowercase[3:3 + len(hs)]  # c, x, y are taken
         spec = "c" + letters + "," + ",".join("xy" + ch for ch in letters) + "->xyc"

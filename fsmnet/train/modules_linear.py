@@ -96,7 +96,7 @@ class LinearRNN(nn.Module):
             run = scan.diag_scan if fast else scan.diag_loop
             h = run(log_mod, phase, words, self.h0, self.complex_pairs)
         else:
-            run = scan.dense_scan if fast else scan.dense_loop
+            run = scan.dense_auto if fast else scan.dense_loop
             h = run(self.matrices(), words, self.h0)
         return scan.unit(h)
 

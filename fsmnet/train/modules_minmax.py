@@ -52,7 +52,7 @@ class MinMaxDense(nn.Module):
 
     def states(self, words: Tensor, fast: bool = True) -> Tensor:
         words = words.to(torch.int64)
-        run = scan.maxmin_scan if fast else scan.maxmin_loop
+        run = scan.maxmin_auto if fast else scan.maxmin_loop
         return run(self.R[words], self.s[words], self.x0)
 
     def logits(self, words: Tensor, fast: bool = True) -> Tensor:
@@ -95,7 +95,7 @@ class MinMaxCascade(nn.Module):
     def states(self, words: Tensor, fast: bool = True) -> Tensor:
         words = words.to(torch.int64)
         e = nn.functional.one_hot(words, self.n_symbols).to(self.x0.dtype)
-        run = scan.scalar_minmax_scan if fast else scan.scalar_minmax_loop
+        run = scan.scalar_minmax_auto if fast else scan.scalar_minmax_loop
         below: list[Tensor] = []  # states of the lower layers at t = 1..T
         traces = []
         for l, gate in enumerate(self.gates):

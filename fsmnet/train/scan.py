@@ -10,6 +10,8 @@ of :func:`unit`), so intermediate products are rescaled by a *detached*
 positive factor to stay in float32 range; by homogeneity that changes neither
 the normalized outputs nor their gradients.
 
+* :func:`dense_auto` — what the modules' fast path runs for dense matrices: the
+  chunked scan on a GPU, the gather-free loop :func:`dense_select_loop` on a CPU.
 * :func:`dense_scan` — chunked scan: inside each chunk of C steps the prefix
   products P_k = A_k ··· A_1 are formed for all chunks at once, then one
   sequential pass over the n = T/C chunk summaries carries the state; depth
@@ -18,7 +20,8 @@ the normalized outputs nor their gradients.
   one ``cumsum`` of log-moduli (and of angles), so depth log T inside torch.
 * :func:`maxmin_scan` / :func:`scalar_minmax_scan` — Hillis-Steele doubling
   over the associative max-min combines of docs/constructions-minmax.md:
-  depth ⌈log₂ T⌉.
+  depth ⌈log₂ T⌉; the ``*_auto`` versions (the modules' fast path) take them on
+  a GPU and the loops on a CPU, where the doubling's extra work loses.
 """
 
 from __future__ import annotations
@@ -53,6 +56,35 @@ def dense_loop(mats: Tensor, words: Tensor, h0: Tensor) -> Tensor:
         h = _rescale(torch.einsum("bij,bj->bi", mats[words[:, t]], h), (1,))
         out.append(h)
     return torch.stack(out, dim=1)
+
+
+def dense_select_loop(mats: Tensor, words: Tensor, h0: Tensor) -> Tensor:
+    """Step loop without per-step gathers: each step multiplies the state by *every*
+    symbol's matrix in one GEMM, (B, H) × (H, S·H), then keeps the symbol's block.
+
+    S times the flops of :func:`dense_loop` but no (B, H, H) copy per step: on a CPU,
+    where the loop is memory-bound, this is the fastest exact path for small alphabets.
+    """
+    n_sym, hidden, _ = mats.shape
+    batch, length = words.shape
+    cat = mats.reshape(n_sym * hidden, hidden)  # row (s, i) is mats[s, i, :]
+    h = h0.expand(batch, -1)
+    out = [h]
+    for t in range(length):
+        every = (h @ cat.T).view(batch, n_sym, hidden)
+        h = every.gather(1, words[:, t, None, None].expand(batch, 1, hidden)).squeeze(1)
+        h = _rescale(h, (1,))
+        out.append(h)
+    return torch.stack(out, dim=1)
+
+
+def dense_auto(mats: Tensor, words: Tensor, h0: Tensor) -> Tensor:
+    """The fast dense path: the chunked scan on a GPU; on a CPU, where the scan's
+    matrix-matrix products cost H times the loop's matrix-vector work (measured in
+    bench/bench_train.py), :func:`dense_select_loop`."""
+    if words.is_cuda:
+        return dense_scan(mats, words, h0)
+    return dense_select_loop(mats, words, h0)
 
 
 def dense_scan(mats: Tensor, words: Tensor, h0: Tensor, chunk: int | None = None) -> Tensor:
@@ -224,3 +256,16 @@ def scalar_minmax_scan(r: Tensor, s: Tensor, x0: Tensor) -> Tensor:
     rr, ss = _doubling((r, s), combine, identity)
     x = torch.maximum(torch.minimum(rr, x0), ss)
     return torch.cat([x0.expand(batch, 1, -1), x], dim=1)
+
+
+def maxmin_auto(r: Tensor, s: Tensor, x0: Tensor) -> Tensor:
+    """The fast max-min path: doubling on a GPU; on a CPU the loop, because each
+    doubling level forms (B, T, n, n, n) minima where a step forms (B, n, n)
+    (bench/bench_train.py measures both)."""
+    return maxmin_scan(r, s, x0) if s.is_cuda else maxmin_loop(r, s, x0)
+
+
+def scalar_minmax_auto(r: Tensor, s: Tensor, x0: Tensor) -> Tensor:
+    """Doubling on a GPU, the elementwise loop on a CPU (cheaper there at training
+    lengths; bench/bench_train.py)."""
+    return scalar_minmax_scan(r, s, x0) if r.is_cuda else scalar_minmax_loop(r, s, x0)
