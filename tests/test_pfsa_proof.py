@@ -13,8 +13,10 @@ from fractions import Fraction as F
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from fsmnet.automata.pfsa import ZeroProbability
+from fsmnet.automata.pfsa import PFSA, ZeroProbability
 from fsmnet.automata.pfsa_families import cups
 from fsmnet.constructions.pfsa_bilinear import compile_pfsa_bilinear
 from fsmnet.nets.linear import to_fractions
@@ -135,3 +137,37 @@ def test_non_binary_probabilities():
         net = compile_pfsa_bilinear(m)
         h = exact_network_state(net, m.encode(proof.counterexample["word"]))
         assert tuple(x / sum(h) for x in h) != m.belief(proof.counterexample["word"])
+
+
+@st.composite
+def random_pfsas(draw):
+    """Small PFSA-SRs with dyadic probabilities (exact in float64) and random reveals."""
+    n = draw(st.integers(2, 3))
+    k = draw(st.integers(1, 3))
+    kernel = []
+    for _ in range(k):
+        table = []
+        for _ in range(n):
+            cuts = sorted(draw(st.lists(st.integers(0, 4), min_size=n - 1, max_size=n - 1)))
+            edges = [0, *cuts, 4]
+            table.append([F(edges[i + 1] - edges[i], 4) for i in range(n)])
+        kernel.append(table)
+    reveals = [draw(st.sets(st.integers(0, n - 1), min_size=1)) for _ in range(k)]
+    return PFSA(states=[f"q{i}" for i in range(n)], symbols=[f"s{a}" for a in range(k)],
+                kernel=kernel, reveals=reveals, initial=draw(st.integers(0, n - 1)))
+
+
+@settings(max_examples=40, deadline=None)
+@given(random_pfsas(), st.data())
+def test_random_pfsas_are_proved_and_track_the_belief(m, data):
+    net = compile_pfsa_bilinear(m)
+    assert prove_belief(m, net).verdict == "proved"
+    check_certificate(belief_certificate(m, net))
+    word = data.draw(st.lists(st.integers(0, m.n_symbols - 1), max_size=12))
+    h = exact_network_state(net, word)
+    try:
+        b = m.belief(word)
+    except ZeroProbability:
+        assert not any(h)
+        return
+    assert tuple(x / sum(h) for x in h) == b

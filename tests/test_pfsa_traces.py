@@ -117,3 +117,11 @@ def test_training_experiment_is_deterministic():
     assert {k: v for k, v in first.items() if k != "seconds"} == \
         {k: v for k, v in second.items() if k != "seconds"}
     assert 0 <= first["acc40"] <= 1 and 0 <= first["acc400"] <= 1
+
+
+def test_trace_network_is_proved_for_every_length():
+    from fsmnet.proofs.verifier import verify
+
+    m = trace_automaton(3)
+    result = verify(m, compile_automaton(m, "bilinear-full"))
+    assert result.verdict == "proved"

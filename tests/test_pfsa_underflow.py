@@ -63,3 +63,16 @@ def test_no_constant_rate_is_refused():
     m = cups(3)
     with pytest.raises(ValueError, match="multiple"):
         eigen_relation(m, [], m.encode(marginal_adversarial_period()[:1]))
+
+
+def test_periodic_renormalization_survives_below_the_underflow_length():
+    # The hybrid: renormalize every K steps.  From a normalized state the word
+    # underflows after 299 steps (float32), so K = 298 survives indefinitely and
+    # K = 299 or more is zero at step 299 (the first renormalization comes too late).
+    from fsmnet.proofs.pfsa_underflow import run_periodic
+
+    m = cups(3)
+    u = m.encode(joint_decay_period())
+    assert run_periodic(m, u, 298, 20_000) is None
+    assert run_periodic(m, u, 299, 20_000) == 299
+    assert run_periodic(m, u, 1, 20_000) is None

@@ -196,3 +196,29 @@ def run_float(m: PFSA, prefix: list[int], period: list[int], fmt: str = "float32
         if big == 0.0:
             zero = t
     return {"format": fmt, "zero_step": zero, "subnormal_step": sub}
+
+
+def run_periodic(m: PFSA, period: list[int], every: int, steps: int,
+                 fmt: str = "float32") -> int | None:
+    """The hybrid in numpy ``fmt``: the linear recurrence along ``period`` repeated,
+    renormalized by its largest entry every ``every`` steps.  Returns the first
+    all-zero step, or None if the state survives ``steps`` steps.
+
+    Renormalizing every K steps is safe exactly when no K consecutive steps can
+    underflow from a normalized state: K below :func:`predict`'s ``zero_step``
+    for a word starting at a normalized state.
+    """
+    import numpy as np
+
+    dt = {"float32": np.float32, "float64": np.float64}[fmt]
+    mats = [np.array([[float(x) for x in row] for row in m.step_matrix(a)], dtype=dt)
+            for a in range(m.n_symbols)]
+    h = np.array([float(x) for x in m.initial_belief()], dtype=dt)
+    for t in range(1, steps + 1):
+        h = mats[period[(t - 1) % len(period)]].dot(h).astype(dt)
+        top = float(np.max(np.abs(h)))
+        if top == 0.0:
+            return t
+        if t % every == 0:
+            h = (h / dt(top)).astype(dt)
+    return None
