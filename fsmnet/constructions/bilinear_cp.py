@@ -44,6 +44,7 @@ and their maximum (``lower_bound``) beside the rank found.
 
 from __future__ import annotations
 
+import math
 import time
 from fractions import Fraction
 from typing import Any
@@ -54,7 +55,6 @@ from fsmnet.automata import Automaton
 from fsmnet.constructions.bilinear_full import one_hot_tensors
 from fsmnet.errors import NotExpressible, SpecError
 from fsmnet.nets import Network
-from fsmnet.nets.exact_linalg import row_reduce
 
 Terms = tuple[np.ndarray, np.ndarray, np.ndarray]  # U (n, R), V (k, R), Z (n, R), int64
 
@@ -70,9 +70,49 @@ SEARCH_SEED = 0
 
 # ------------------------------------------------------------ exact algebra
 def rational_rank(rows: list[list[int]] | np.ndarray) -> int:
-    """Rank over Q by Gaussian elimination in Fractions."""
-    mat = [[int(x) for x in row] for row in np.asarray(rows).tolist()]
-    return len(row_reduce(mat, len(mat[0]) if mat else 0)[1])
+    """Rank over Q of an integer matrix, exactly.
+
+    Sparse fraction-free elimination in Python integers: every row is a dict
+    {column: nonzero int}, a pivot row eliminates its column from the others
+    by integer cross-multiplication, and rows are divided by the gcd of their
+    entries to keep numbers small.  Same rank as Gaussian elimination in
+    Fractions (scaling a row by a nonzero integer changes no rank), but the
+    one-hot unfoldings are 0/1 and very sparse, so this stays fast at 1,000
+    states where dense Fractions take minutes.
+    """
+    arr = np.asarray(rows)
+    if arr.size == 0:
+        return 0
+    pending = []
+    for row in arr.tolist():
+        d = {c: int(x) for c, x in enumerate(row) if x}
+        if d:
+            pending.append(d)
+    # Sparse rows first: fewer fill-ins when they become pivots.
+    pending.sort(key=len)
+    pivots: dict[int, dict[int, int]] = {}  # pivot column -> reduced pivot row
+    for row in pending:
+        while row:
+            # The smallest column of the row that is a pivot column gets eliminated.
+            hit = next((c for c in sorted(row) if c in pivots), None)
+            if hit is None:
+                break
+            prow = pivots[hit]
+            a, b = prow[hit], row[hit]
+            new = {c: a * x for c, x in row.items()}
+            for c, x in prow.items():
+                v = new.get(c, 0) - b * x
+                if v:
+                    new[c] = v
+                else:
+                    new.pop(c, None)
+            g = 0
+            for x in new.values():
+                g = math.gcd(g, x)
+            row = {c: x // g for c, x in new.items()} if g > 1 else new
+        if row:
+            pivots[min(row)] = row
+    return len(pivots)
 
 
 def integer_rank_factorization(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -119,10 +159,33 @@ def integer_rank_factorization(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
 
 def reconstruct_exact(u: np.ndarray, v: np.ndarray, z: np.ndarray) -> np.ndarray:
-    """Σ_r U[:, r] ⊗ Z[:, r] ⊗ V[:, r] in Fractions, from the stored float64 arrays."""
+    """Σ_r U[:, r] ⊗ Z[:, r] ⊗ V[:, r] in exact arithmetic, from the stored float64 arrays.
+
+    Integer-valued factors (every construction here) are summed in int64,
+    which is exact while R·max|U|·max|V|·max|Z| < 2^62 (entries below 2^20); anything else goes
+    through Fractions.  Returns an object array of Python ints or Fractions
+    (equal values compare equal either way).
+    """
+    n, k = u.shape[0], v.shape[0]
+    arrays = [np.asarray(t, dtype=np.float64) for t in (u, v, z)]
+    if all(np.array_equal(t, np.trunc(t)) and (t.size == 0 or np.abs(t).max() < 2.0**20)
+           for t in arrays):
+        ui, vi, zi = (t.astype(np.int64) for t in arrays)
+        rank = ui.shape[1]
+        top = [int(np.abs(t).max()) if t.size else 0 for t in (ui, vi, zi)]
+        if rank * top[0] * top[1] * top[2] < 2**62:
+            # Term by term on the supports: the factors are sparse (one-hot U
+            # for the image and transition terms), so this is ~nnz work.
+            out_int = np.zeros((n, n, k), np.int64)
+            for r in range(rank):
+                iu, iz, iv = (np.flatnonzero(t[:, r]) for t in (ui, zi, vi))
+                if iu.size and iz.size and iv.size:
+                    block = np.multiply.outer(np.multiply.outer(ui[iu, r], zi[iz, r]),
+                                              vi[iv, r])
+                    out_int[np.ix_(iu, iz, iv)] += block
+            return out_int.astype(object)
     fr = np.vectorize(lambda x: Fraction(float(x)), otypes=[object])
     uf, vf, zf = fr(u), fr(v), fr(z)
-    n, k = u.shape[0], v.shape[0]
     out = np.empty((n, n, k), dtype=object)
     for s in range(k):
         out[:, :, s] = (uf * vf[s]).dot(zf.T) if u.shape[1] else Fraction(0)

@@ -15,6 +15,7 @@ bilinear-cp
 from __future__ import annotations
 
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -61,11 +62,32 @@ class CPBilinear(LinearRecurrence):
 
     def matrices_exact(self, net: Network) -> np.ndarray:
         p = net.params
-        u, v, z = (to_fractions(p[k]) for k in ("U", "V", "Z"))
-        return np.array([(u * v[s]).dot(z.T) for s in range(v.shape[0])], dtype=object)
+        u, v, z = (np.asarray(p[k], dtype=np.float64) for k in ("U", "V", "Z"))
+        top = [float(np.abs(t).max()) if t.size else 0.0 for t in (u, v, z)]
+        if all(np.array_equal(t, np.trunc(t)) for t in (u, v, z)) and \
+                u.shape[1] * top[0] * top[1] * top[2] < 2.0**52:
+            # Integer factors (every compiled CP net): every product and partial
+            # sum is an integer below 2^52, so float64 matmul is exact whatever
+            # order BLAS adds in; only the results become Fractions.
+            # Only the terms a symbol uses (V[s, r] ≠ 0) enter its matrix.
+            used = [np.flatnonzero(v[s]) for s in range(v.shape[0])]
+            return np.array([_integer_fractions((u[:, r] * v[s, r]) @ z[:, r].T)
+                             for s, r in enumerate(used)], dtype=object)
+        uf, vf, zf = (to_fractions(t) for t in (u, v, z))
+        return np.array([(uf * vf[s]).dot(zf.T) for s in range(vf.shape[0])], dtype=object)
 
     def rank(self, net: Network) -> int:
         return int(net.params["U"].shape[1])
+
+
+def _integer_fractions(matrix: np.ndarray) -> np.ndarray:
+    """An integer-valued float array as Fractions, one shared Fraction per value
+    (a few distinct values, so this is a handful of masked writes)."""
+    ints = matrix.astype(np.int64)
+    out = np.empty(ints.shape, dtype=object)
+    for value in np.unique(ints):
+        out[ints == value] = Fraction(int(value))
+    return out
 
 
 FULL = FullBilinear()

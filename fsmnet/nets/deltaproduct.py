@@ -55,6 +55,42 @@ def apply_factors(keys: np.ndarray, betas: np.ndarray, x: np.ndarray) -> np.ndar
     return out
 
 
+def sparse_householder_product(keys: np.ndarray, betas: np.ndarray) -> np.ndarray:
+    """F_{n_h} ··· F_1 in Fractions for keys with few nonzero entries (float inputs).
+
+    The same exact product as :func:`householder_product`, column by column on
+    sparse columns: a factor only touches the columns that meet its key, so a
+    product of n transpositions costs O(n), not O(n³).
+    """
+    hidden = keys.shape[1]
+    columns: list[dict[int, Fraction]] = [{q: Fraction(1)} for q in range(hidden)]
+    where: dict[int, set[int]] = {q: {q} for q in range(hidden)}
+    for key, beta in zip(keys, betas):
+        k = {int(i): Fraction(float(key[i])) for i in np.flatnonzero(key)}
+        norm2 = sum((x * x for x in k.values()), Fraction(0))
+        if float(beta) == 0 or norm2 == 0:
+            continue
+        scale = Fraction(float(beta)) / norm2
+        for q in set().union(*(where.get(i, set()) for i in k)):
+            column = columns[q]
+            dot = sum((x * column.get(i, 0) for i, x in k.items()), Fraction(0))
+            if not dot:
+                continue
+            for i, x in k.items():
+                v = column.get(i, Fraction(0)) - scale * dot * x
+                if v:
+                    column[i] = v
+                    where.setdefault(i, set()).add(q)
+                else:
+                    column.pop(i, None)
+                    where.get(i, set()).discard(q)
+    out = np.full((hidden, hidden), Fraction(0), dtype=object)
+    for q, column in enumerate(columns):
+        for i, v in column.items():
+            out[i, q] = v
+    return out
+
+
 def householder_product(keys: np.ndarray, betas: np.ndarray) -> np.ndarray:
     """F_{n_h} ··· F_1 for one symbol; float arrays or Fraction object arrays.
 
@@ -108,6 +144,11 @@ class DeltaProductSemantics(LinearRecurrence):
         return np.array([householder_product(keys[s], betas[s]) for s in range(len(keys))])
 
     def matrices_exact(self, net: Network) -> np.ndarray:
+        raw = np.asarray(net.params["keys"])
+        if raw.size and np.count_nonzero(raw, axis=-1).max() <= 2:
+            # Compiled nets: keys e_i − e_j or e_q. Same exact product, sparse.
+            return np.array([sparse_householder_product(raw[s], net.params["betas"][s])
+                             for s in range(len(raw))], dtype=object)
         keys, betas = to_fractions(net.params["keys"]), to_fractions(net.params["betas"])
         return np.array([householder_product(keys[s], betas[s]) for s in range(len(keys))],
                         dtype=object)

@@ -122,13 +122,14 @@ def one_hot_model(net: Network) -> _StateModel | None:
     """An integer fast path for linear nets whose exact states are ±one-hot vectors.
 
     Applies when the net uses :class:`LinearRecurrence`'s own exact step,
-    normalization and readout, every matrix entry is 0 or 1 with at most one 1
-    per column (so ``A e_j`` is ``e_i`` or 0), and h0 has at most one nonzero
-    entry.  Then every normalized exact state is ``s·e_j`` (s = ±1) or 0: a
+    normalization and readout, every column of every matrix has at most one
+    nonzero entry (1 for the float matrices when they are the exact ones; any
+    sign and size for exact matrices of their own: ``A e_j = c·e_i``), and h0
+    has at most one nonzero entry.  Then every normalized exact state is ``s·e_j`` (s = ±1) or 0: a
     state is stored as the integer ``s·(j+1)`` (0 for the zero vector), and a
     step is a table look-up.  This is the exact semantics, not an
-    approximation: ``normalize(A(s·e_j)) = s·e_i`` exactly when column j of A
-    is ``e_i``.  Returns None when the conditions do not hold.
+    approximation: ``normalize(A(s·e_j)) = s·sign(c)·e_i`` exactly when column
+    j of A is ``c·e_i``.  Returns None when the conditions do not hold.
     """
     from fsmnet.nets.linear import LinearRecurrence
 
@@ -136,20 +137,29 @@ def one_hot_model(net: Network) -> _StateModel | None:
     cls = type(sem)
     if not isinstance(sem, LinearRecurrence) or any(
             getattr(cls, name) is not getattr(LinearRecurrence, name)
-            for name in ("matrices_exact", "initial_state", "step", "readout",
-                         "readout_matrix", "matrices")):
+            for name in ("initial_state", "step", "readout", "readout_matrix", "matrices")):
         return None
-    # matrices_exact is the base one: the exact matrices ARE the float ones.
-    mats = np.asarray(sem.matrices(net, False), dtype=np.float64)
+    if cls.matrices_exact is LinearRecurrence.matrices_exact:
+        # The base one: the exact matrices ARE the float ones.
+        mats = np.asarray(sem.matrices(net, False), dtype=np.float64)
+    else:
+        # Exact matrices of their own (CP factors, Householder products): test
+        # *them*.  Only the sign of a column's single nonzero entry matters:
+        # normalize(c·e_i) = sign(c)·e_i exactly (the scale is |c|).
+        exact = np.asarray(sem.matrices(net, True), dtype=object)
+        mats = (exact > 0).astype(np.float64) - (exact < 0).astype(np.float64)
     h0 = np.asarray(net.params["h0"], dtype=np.float64)
-    if not np.all((mats == 0) | (mats == 1)) or np.any(mats.sum(axis=1) > 1):
+    if not np.all((mats == 0) | (mats == 1) | (mats == -1)) or np.any(
+            np.abs(mats).sum(axis=1) > 1):
         return None
     nonzero = np.flatnonzero(h0)
     if nonzero.size > 1:
         return None
     hidden = mats.shape[2]
-    # succ[a, j] = i + 1 when column j of A_a is e_i, else 0 (column of zeros).
-    succ = np.where(mats.any(axis=1), mats.argmax(axis=1) + 1, 0).astype(np.int64)
+    # succ[a, j] = ±(i + 1) when column j of A_a is ±c·e_i (c > 0), else 0 (zeros).
+    where = np.abs(mats).argmax(axis=1)
+    signs = np.take_along_axis(mats, where[:, None, :], axis=1)[:, 0, :]
+    succ = (signs * (where + 1)).astype(np.int64)
     table = [[int(x) for x in row] for row in succ]
     readout = sem.readout_matrix(net, True)
     zero = Fraction(0)
