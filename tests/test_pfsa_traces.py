@@ -125,3 +125,36 @@ def test_trace_network_is_proved_for_every_length():
     m = trace_automaton(3)
     result = verify(m, compile_automaton(m, "bilinear-full"))
     assert result.verdict == "proved"
+
+
+def _ideal_reader(n, trace):
+    """Bayes-optimal accuracy at the prints, and whether every printed value had
+    positive probability under the exact belief (it must: the trace is one run)."""
+    from fsmnet.automata.repl_pfsa import predicted_value, trace_pfsa, value_distribution
+
+    m = trace_pfsa(n)
+    targets = dict(printed_targets(trace))
+    b = m.initial_belief()
+    hits, possible = 0, True
+    for i, a in enumerate(m.encode(line_symbols(trace, n, hidden=True))):
+        b = m.update(b, a)
+        if i in targets:
+            v = int(targets[i])
+            hits += predicted_value(m, b) == v
+            possible &= value_distribution(m, b).get(v, 0) > 0
+    return hits / len(targets), possible
+
+
+def test_hidden_branch_traces_as_a_pfsa():
+    from fsmnet.automata.repl_pfsa import trace_pfsa
+    from fsmnet.constructions.pfsa_bilinear import compile_pfsa_bilinear
+    from fsmnet.proofs.pfsa_proof import prove_belief
+
+    m = trace_pfsa(3)
+    assert (m.n_states, m.n_symbols) == (108, 19) and not m.is_deterministic
+    assert prove_belief(m, compile_pfsa_bilinear(m)).verdict == "proved"
+    # Without hidden branches the ideal reader is the deterministic automaton: 100%.
+    assert _ideal_reader(3, generate(3, 600, reveal_spacing=3, seed=4)) == (1.0, True)
+    acc, possible = _ideal_reader(3, generate(3, 600, reveal_spacing=3, hidden_prob=0.3,
+                                              seed=4))
+    assert possible and 1 / 3 < acc < 1.0

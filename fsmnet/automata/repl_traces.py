@@ -126,8 +126,12 @@ _LINE = [
 ]
 
 
-def line_symbols(trace: str, n_vars: int) -> list[str]:
-    """The automaton symbol of every line (SpecError for hidden branches / bad lines)."""
+def line_symbols(trace: str, n_vars: int, *, hidden: bool = False) -> list[str]:
+    """The automaton symbol of every line (SpecError for bad lines).
+
+    A hidden branch is an error unless ``hidden`` is true; then it is the symbol
+    ``pswap x y`` of :func:`fsmnet.automata.repl_pfsa.trace_pfsa`.
+    """
     names = _names(n_vars, "<trace>")
     out = []
     for number, line in enumerate(trace.splitlines(), 1):
@@ -137,11 +141,15 @@ def line_symbols(trace: str, n_vars: int) -> list[str]:
             raise SpecError("not a trace line", source="<trace>", field=f"line {number}",
                             value=line)
         kind, g = found
-        if kind == "hidden":
+        if kind == "hidden" and hidden and (g[0], g[1]) == (g[3], g[2]) and g[0] < g[1] \
+                and {g[0], g[1]} <= set(names):
+            out.append(f"pswap {g[0]} {g[1]}")
+        elif kind == "hidden":
             raise SpecError("a hidden branch has no deterministic automaton (it is a "
                             "PFSA-SR: the coin is not observed)", source="<trace>",
                             field=f"line {number}", value=line)
-        if kind == "swap" and (g[0], g[1]) == (g[3], g[2]) and g[0] < g[1]:
+        elif kind == "swap" and (g[0], g[1]) == (g[3], g[2]) and g[0] < g[1] \
+                and {g[0], g[1]} <= set(names):
             out.append(f"swap {g[0]} {g[1]}")
         elif kind == "init" and g[0] == ", ".join(names) and \
                 g[1] == ", ".join(map(str, range(n_vars))):
