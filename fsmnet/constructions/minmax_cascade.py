@@ -16,10 +16,14 @@ level loses nothing and keeps the controller domain small):
   constant v → ``R = 0`` (all bottom), ``s = e_v``.
 
 The controller of level ℓ is the holonomy dependency function: its table is
-indexed by (symbol, mixed-radix code of the coordinates of levels < ℓ, read at
-t−1).  It is filled by a breadth-first search of the coordinate tuples that
-the cascade reaches from the encoding of q0; entries never reached act as the
-identity.  The same search runs the automaton alongside, so the compiled
+indexed by (symbol, code of the coordinates of levels < ℓ, read at t−1).  It
+is filled by a breadth-first search of the coordinate tuples that the cascade
+reaches from the encoding of q0; entries never reached act as the identity.
+The code is mixed-radix when the dense tables are small (file format 1);
+otherwise it is the index of the *reached* prefix, chained through prefix
+links (format 2, :mod:`fsmnet.nets.minmax_cascade`), so the tables grow with
+the number of reachable coordinate tuples, not with the product of the level
+sizes.  The same search runs the automaton alongside, so the compiled
 network is *proved* equal to the automaton on every word (a finite product
 exploration) before it is returned.
 """
@@ -37,6 +41,8 @@ from fsmnet.automata import Automaton
 from fsmnet.errors import FsmnetError, NotExpressible
 from fsmnet.nets import Network
 from fsmnet.nets.minmax_cascade import MATRIX_KIND, MAX_TABLE, SCALAR_KIND, mixed_radix_strides
+
+Prefix = tuple[int, ...]
 
 Action = tuple[str, Any]
 """``("perm", permutation of 0..k-1)`` or ``("const", point)``."""
@@ -78,7 +84,7 @@ class CascadeSpec:
 
 @dataclass(frozen=True)
 class _Tabulated:
-    actions: list[dict[tuple[int, int], Action]]  # per level: (symbol, code) -> action
+    actions: list[dict[tuple[int, Prefix], Action]]  # per level: (symbol, prefix) -> action
     reached: list[tuple[int, ...]]
 
 
@@ -90,8 +96,7 @@ def _explore(spec: CascadeSpec, automaton: Automaton) -> _Tabulated:
     """
     assert automaton.initial is not None
     n_levels = len(spec.sizes)
-    strides = [mixed_radix_strides(spec.sizes[:lv]) for lv in range(n_levels)]
-    actions: list[dict[tuple[int, int], Action]] = [{} for _ in range(n_levels)]
+    actions: list[dict[tuple[int, Prefix], Action]] = [{} for _ in range(n_levels)]
     start = (spec.initial, automaton.initial)
     seen = {start}
     queue = deque([start])
@@ -107,9 +112,10 @@ def _explore(spec: CascadeSpec, automaton: Automaton) -> _Tabulated:
         for sym in range(automaton.n_symbols):
             new = []
             for lv, c in enumerate(coords):
-                code = int(np.dot(coords[:lv], strides[lv])) if lv else 0
-                act = spec.action(lv, sym, coords[:lv])
-                actions[lv].setdefault((sym, code), act)
+                key = (sym, coords[:lv])
+                act = actions[lv].get(key)
+                if act is None:  # many states share a prefix: ask once per prefix
+                    act = actions[lv][key] = spec.action(lv, sym, coords[:lv])
                 kind, arg = act
                 new.append(int(arg[c]) if kind == "perm" else int(arg))
             pair = (tuple(new), int(automaton.delta[sym, q]))
@@ -125,7 +131,8 @@ def _is_identity(act: Action) -> bool:
 
 
 def cascade_network(spec: CascadeSpec, automaton: Automaton, *, arch: str = "minmax-cascade",
-                    options: dict[str, Any] | None = None) -> Network:
+                    options: dict[str, Any] | None = None,
+                    prefix_index: bool | None = None) -> Network:
     """Compile a coordinate cascade that emulates ``automaton`` into MinMax units.
 
     Parameters
@@ -139,6 +146,9 @@ def cascade_network(spec: CascadeSpec, automaton: Automaton, *, arch: str = "min
         identity-reset, else :class:`NotExpressible`).
     options
         Extra facts to record in the network's options.
+    prefix_index
+        Index the controller tables by reached prefixes (file format 2), or by
+        mixed-radix codes (format 1); by default mixed radix when it fits.
     """
     sizes = list(spec.sizes)
     initial = list(spec.initial)
@@ -148,12 +158,12 @@ def cascade_network(spec: CascadeSpec, automaton: Automaton, *, arch: str = "min
         spec = CascadeSpec(sizes=(1,), initial=(0,), action=lambda lv, a, c: ("const", 0),
                            decode=lambda c: inner.decode(()))
     n_sym = automaton.n_symbols
-    domains = [int(np.prod(sizes[:lv], dtype=np.int64)) for lv in range(len(sizes))]
-    total = int(np.prod(sizes, dtype=np.float64))
-    if total > MAX_TABLE or max(d * n_sym * k * k for d, k in zip(domains, sizes)) > MAX_TABLE:
-        raise NotExpressible(f"{arch}: the cascade's tables would be too large "
-                             f"(levels of {sizes} points)")
     tab = _explore(spec, automaton)
+    index, rows, links = _prefix_codes(sizes, tab.reached, n_sym, prefix_index)
+    domains = rows[:-1]
+    if max(d * n_sym * k * k for d, k in zip(domains, sizes)) > MAX_TABLE:
+        raise NotExpressible(f"{arch}: the cascade's tables would be too large "
+                             f"(levels of {sizes} points, {domains} reached prefixes)")
     kinds = [SCALAR_KIND if all(act[0] == "const" or _is_identity(act)
                                 for act in tab.actions[lv].values()) else MATRIX_KIND
              for lv in range(len(sizes))]
@@ -167,12 +177,15 @@ def cascade_network(spec: CascadeSpec, automaton: Automaton, *, arch: str = "min
         "unit_kind": np.array(kinds, dtype=np.int64),
     }
     for lv, (k, d, kind) in enumerate(zip(sizes, domains, kinds)):
-        params.update(_unit_tensors(lv, k, d, kind, n_sym, tab.actions[lv], initial[lv]))
-    readout = np.zeros(total, dtype=np.int64)
-    strides = mixed_radix_strides(sizes)
+        coded = {(sym, index[lv][pre]): act for (sym, pre), act in tab.actions[lv].items()}
+        params.update(_unit_tensors(lv, k, d, kind, n_sym, coded, initial[lv]))
+    full = index[len(sizes)]
+    readout = np.zeros(rows[-1], dtype=np.int64)
     for coords in tab.reached:
-        readout[int(np.dot(coords, strides))] = automaton.output_ids[spec.decode(coords)]
+        readout[full[coords]] = automaton.output_ids[spec.decode(coords)]
     params["readout"] = readout
+    for j, link in enumerate(links):
+        params[f"link{j}"] = link
     facts = {
         "construction": "cascade",
         "levels": len(sizes),
@@ -181,12 +194,49 @@ def cascade_network(spec: CascadeSpec, automaton: Automaton, *, arch: str = "min
         "unit_kinds": ["scalar" if kd == SCALAR_KIND else "matrix" for kd in kinds],
         "state_size": sum(1 if kd == SCALAR_KIND else k for k, kd in zip(sizes, kinds)),
         "reachable_coordinates": len(tab.reached),
+        "prefix_indexed": bool(links),
         "verified_product": True,
     }
     facts.update(spec.facts)
     facts.update(options or {})
     return Network(arch=arch, params=params, symbols=automaton.symbols,
                    labels=automaton.labels, options=facts, name=automaton.name)
+
+
+def _prefix_codes(
+    sizes: list[int], reached: list[tuple[int, ...]], n_sym: int, prefix_index: bool | None,
+) -> tuple[list[dict[Prefix, int]], list[int], list[np.ndarray]]:
+    """Codes of the reached prefixes of every length, the table rows per length,
+    and the prefix links (empty: mixed radix).
+
+    Mixed-radix codes are kept when every dense table fits (format 1, which
+    every consumer reads); otherwise the reached prefixes of each length are
+    numbered and chained by links (format 2), unreached entries sent to 0.
+    """
+    n = len(sizes)
+    dense = [int(np.prod(sizes[:lv], dtype=np.float64)) for lv in range(n + 1)]
+    fits = dense[n] <= MAX_TABLE and all(d * n_sym * k * k <= MAX_TABLE
+                                         for d, k in zip(dense, sizes))
+    if prefix_index is False and not fits:
+        raise NotExpressible(f"mixed-radix cascade tables would be too large "
+                             f"(levels of {sizes} points)")
+    if not prefix_index and fits:
+        index: list[dict[Prefix, int]] = []
+        for lv in range(n + 1):
+            strides = mixed_radix_strides(sizes[:lv])
+            index.append({c[:lv]: int(np.dot(c[:lv], strides)) if lv else 0 for c in reached})
+        return index, dense, []
+    index = [{} for _ in range(n + 1)]
+    for coords in reached:  # breadth-first order: small indices for early prefixes
+        for lv in range(n + 1):
+            index[lv].setdefault(coords[:lv], len(index[lv]))
+    links = []
+    for j in range(n):
+        link = np.zeros((len(index[j]), sizes[j]), dtype=np.int64)
+        for pre, i in index[j + 1].items():
+            link[index[j][pre[:j]], pre[j]] = i
+        links.append(link)
+    return index, [len(x) for x in index], links
 
 
 def _unit_tensors(lv: int, k: int, domain: int, kind: int, n_sym: int,
@@ -329,6 +379,10 @@ def _path_to(automaton: Automaton, target: int) -> list[int]:
 
 
 # ----------------------------------------------------------------- entry points
+_MONOID_LIMIT = 100_000
+"""Transition-monoid elements enumerated to look for a periodic witness."""
+
+
 def compile_minmax_cascade(automaton: Automaton) -> Network:
     """MinMax cascade from the holonomy decomposition of the (minimal) automaton.
 
@@ -350,7 +404,13 @@ def compile_minmax_scalar(automaton: Automaton) -> Network:
         cycles, plus a prefix and suffix whose outputs along prefix·u^j·suffix
         never settle.
     """
-    witness = periodic_witness(automaton)
+    try:
+        witness = periodic_witness(automaton, limit=_MONOID_LIMIT)
+    except NotExpressible:
+        # A monoid too large to enumerate: the holonomy decomposition decides
+        # instead (all its groups are trivial iff the automaton is aperiodic),
+        # and cascade_network refuses a level that permutes its points.
+        witness = None
     if witness is not None:
         w = witness
         raise NotAperiodic(

@@ -145,7 +145,10 @@ KMAX = 8  # widest matrix unit the minmax.cu kernels take (KMAX there)
 
 
 def cascade_fits(pack: Any) -> bool:
-    """Whether the device kernels take this cascade (u8 coordinates, matrix units <= KMAX)."""
+    """Whether the device kernels take this cascade (u8 coordinates, matrix units <= KMAX,
+    mixed-radix controller codes: prefix-indexed cascades run on the host)."""
+    if getattr(pack, "linked", False):
+        return False
     widths = [int(k) for k, kind in zip(pack.sizes, pack.kinds) if kind != 0]
     return int(pack.sizes.max()) <= 255 and max(widths, default=1) <= KMAX
 

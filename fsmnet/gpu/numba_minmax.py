@@ -45,6 +45,7 @@ class CascadePack:
     mR: np.ndarray
     ms: np.ndarray
     readout: np.ndarray  # (n_codes,) label per code
+    linked: bool = False  # prefix-indexed tables (format 2): no kernel takes them yet
 
     @property
     def all_scalar(self) -> bool:
@@ -94,7 +95,7 @@ def _pack(net: Any) -> CascadePack:
         pstr=pstr, stride_all=np.asarray(lay.strides, dtype=np.int64), soff=soff,
         off_rs=off_rs, rtab=cat(r_parts), stab=cat(s_parts), off_m=off_m, off_ms=off_ms,
         mR=cat(mr_parts), ms=cat(ms_parts),
-        readout=np.ascontiguousarray(p["readout"], dtype=np.int64))
+        readout=np.ascontiguousarray(p["readout"], dtype=np.int64), linked=lay.linked)
 
 
 def flat_state(pack: CascadePack, state: Any) -> np.ndarray:
@@ -247,6 +248,8 @@ def evaluate_minmax(net: Any, arr: np.ndarray, *, outputs: str, start: Any, chun
                              np.ascontiguousarray(p["readout"], dtype=np.float64), arr, x, res)
         return (res if outputs == "all" else None), x, "sequential"
     pack = pack_cascade(net)
+    if pack.linked:
+        return _linked(net, arr, outputs=outputs, start=start)
     state = flat_state(pack, sem.initial_state(net, False) if start is None else start)
     if path == "auto":
         # A matrix unit's chunk summaries cost k^3 a symbol (sequential: k^2), so the
@@ -268,3 +271,24 @@ def evaluate_minmax(net: Any, arr: np.ndarray, *, outputs: str, start: Any, chun
         raise SpecError("unknown path for a MinMax cascade; use auto, sequential or levelwise",
                         source="<evaluate>", field="path", value=path)
     return (res if outputs == "all" else None), unflat_state(pack, state), path
+
+
+def _linked(net: Any, arr: np.ndarray, *, outputs: str,
+            start: Any) -> tuple[np.ndarray | None, Any, str]:
+    """A prefix-indexed cascade (format 2) on the NumPy evaluators: the kernels
+    above index controllers by mixed-radix codes only."""
+    from fsmnet.nets.minmax_cascade import levelwise_label_trace, levelwise_unit_traces
+
+    sem = net.semantics
+    if start is None:  # the level-by-level scans, vectorized over time
+        traces = levelwise_unit_traces(net, arr)
+        state = tuple(np.array(t[-1], dtype=np.float64).reshape(-1) for t in traces)
+        labels = levelwise_label_trace(net, arr)[1:] if outputs == "all" else None
+        return labels, state, "levelwise-numpy"
+    state = tuple(np.array(x, dtype=np.float64) for x in start)
+    res = np.empty(len(arr) if outputs == "all" else 0, dtype=np.int64)
+    for t, a in enumerate(arr):
+        state = sem.step(net, state, int(a), False)
+        if outputs == "all":
+            res[t] = sem.readout(net, state, False)
+    return (res if outputs == "all" else None), state, "reference"

@@ -28,6 +28,20 @@ Scalar unit u: ``unit{u}_r``, ``unit{u}_s`` float64 (|Σ|, D_u); ``unit{u}_x0`` 
 Matrix unit u: ``unit{u}_R`` (|Σ|, D_u, k, k), ``unit{u}_s`` (|Σ|, D_u, k),
 ``unit{u}_x0`` (k,).  ``readout``: int64 (Π k_u,) label index per code of all units.
 ``minmax-scalar`` is the same with every unit scalar.
+
+Prefix-indexed tables (file format version 2)
+---------------------------------------------
+Dense mixed-radix tables grow with the *product* of the unit sizes, although a
+cascade built from an automaton reaches only a few of those codes.  A cascade
+may therefore carry **prefix links** ``link0 .. link{U-1}``: int64 tensors of
+shape (P_j, k_j) with P_0 = 1.  The prefix index π is chained through them:
+π_0 = 0 and π_{j+1} = ``link{j}[π_j, c_j]`` (c_j the coordinate of unit j).
+Unit u's controller row is then π_{above(u)} (so D_u = P_{above(u)}), and
+the label is ``readout[π_U]`` with ``readout`` of shape (P_U,).  Every link
+entry lies in 0..P_{j+1}−1, so the semantics is total; the compiler numbers
+only the prefixes it reaches and sends the others to index 0 (they are never
+reached from x0, which the product proof checks).  Without links the code is
+mixed-radix as above (format version 1).
 """
 
 from __future__ import annotations
@@ -63,19 +77,63 @@ def scalar_coordinate(x: Any, k: int) -> Any:
     return np.clip(np.floor(x), 1, k).astype(np.int64) - 1
 
 
-class CascadeLayout:
-    """Shapes derived from the unit tensors: sizes, kinds, domains, prefixes."""
+def link_names(params: Mapping[str, np.ndarray]) -> list[str]:
+    """The prefix-link tensors ``link0, link1, ...`` a cascade carries (none: mixed radix)."""
+    names = []
+    while f"link{len(names)}" in params:
+        names.append(f"link{len(names)}")
+    return names
 
-    def __init__(self, levels: np.ndarray, sizes: np.ndarray, kinds: np.ndarray) -> None:
+
+class CascadeLayout:
+    """Shapes derived from the unit tensors: sizes, kinds, domains, prefixes.
+
+    ``links`` (prefix-indexed layout) replaces the mixed-radix codes: see the
+    module docs.  ``n_codes`` is then the number of full prefixes, given by
+    ``n_full`` (the readout length).
+    """
+
+    def __init__(self, levels: np.ndarray, sizes: np.ndarray, kinds: np.ndarray,
+                 links: Sequence[np.ndarray] | None = None, n_full: int | None = None) -> None:
         self.levels = [int(v) for v in levels]
         self.sizes = [int(v) for v in sizes]
         self.kinds = [int(v) for v in kinds]
         # Units above unit u: every unit of a strictly smaller level, i.e. a prefix.
         self.above = [sum(1 for lv in self.levels if lv < level) for level in self.levels]
-        self.domains = [int(np.prod(self.sizes[:a], dtype=np.int64)) for a in self.above]
+        self.links = None if not links else [np.asarray(x, dtype=np.int64) for x in links]
         self.strides = mixed_radix_strides(self.sizes)
         self.prefix_strides = [mixed_radix_strides(self.sizes[:a]) for a in self.above]
-        self.n_codes = int(np.prod(self.sizes, dtype=np.int64))
+        if self.links is None:
+            self.domains = [int(np.prod(self.sizes[:a], dtype=np.int64)) for a in self.above]
+            self.n_codes = int(np.prod(self.sizes, dtype=np.int64))
+        else:
+            rows = [int(x.shape[0]) for x in self.links] + [int(n_full or 0)]
+            self.domains = [rows[a] for a in self.above]
+            self.n_codes = rows[-1]
+
+    @property
+    def linked(self) -> bool:
+        return self.links is not None
+
+    def prefix_indices(self, coords: Sequence[int]) -> list[int]:
+        """π_0..π_U for one coordinate tuple (mixed-radix codes without links)."""
+        out = [0]
+        for j, c in enumerate(coords):
+            if self.links is None:
+                out.append(out[-1] * self.sizes[j] + int(c))
+            else:
+                out.append(int(self.links[j][out[-1], int(c)]))
+        return out
+
+    def prefix_traces(self, coords: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """π_0..π_len(coords) along time, from per-unit coordinate traces."""
+        out = [np.zeros(len(coords[0]) if coords else 0, dtype=np.int64)]
+        for j, c in enumerate(coords):
+            if self.links is None:
+                out.append(out[-1] * self.sizes[j] + c)
+            else:
+                out.append(self.links[j][out[-1], c])
+        return out
 
     @property
     def n_units(self) -> int:
@@ -112,10 +170,19 @@ class MinMaxCascade:
         if bad:
             raise NetworkFileError(f"{source}: field 'unit_kind': {self.arch} allows kinds "
                                    f"{list(allowed)} (value: {bad[0]})")
-        if float(np.prod(sizes.astype(np.float64))) > MAX_TABLE:
+        links = self._validate_links(params, sizes, source)
+        if links is None and float(np.prod(sizes.astype(np.float64))) > MAX_TABLE:
             raise NetworkFileError(f"{source}: field 'unit_size': readout table too large "
                                    f"(value: {sizes.tolist()})")
-        layout = CascadeLayout(levels, sizes, kinds)
+        n_full = None
+        if links is not None:
+            n_full = int(require_tensor(params, "readout", (None,), source, kind="int").shape[0])
+            bound = [int(x.shape[0]) for x in links[1:]] + [n_full]
+            for j, (x, top) in enumerate(zip(links, bound)):
+                if x.size and (x.min() < 0 or x.max() >= top):
+                    raise NetworkFileError(f"{source}: field 'link{j}': prefix index out of "
+                                           f"range 0..{top - 1} (value: {int(x.max())})")
+        layout = CascadeLayout(levels, sizes, kinds, links, n_full)
         for u in range(n_units):
             d, k = layout.domains[u], layout.sizes[u]
             if layout.kinds[u] == SCALAR_KIND:
@@ -131,11 +198,33 @@ class MinMaxCascade:
             raise NetworkFileError(f"{source}: field 'readout': label index out of range "
                                    f"0..{n_labels - 1} (value: {int(table.max())})")
 
+    @staticmethod
+    def _validate_links(params: Mapping[str, np.ndarray], sizes: np.ndarray,
+                        source: str) -> list[np.ndarray] | None:
+        names = link_names(params)
+        if not names:
+            return None
+        if len(names) != len(sizes):
+            raise NetworkFileError(f"{source}: field 'link{len(names)}': a prefix-indexed "
+                                   f"cascade needs one link per unit (value: missing)")
+        links = []
+        for j, name in enumerate(names):
+            # P_0 = 1 (the empty prefix); later row counts are whatever the file
+            # declares, the range check of the entries ties them together.
+            shape = (1 if j == 0 else None, int(sizes[j]))
+            x = require_tensor(params, name, shape, source, kind="int")
+            if x.size > MAX_TABLE:
+                raise NetworkFileError(f"{source}: field '{name}': table too large "
+                                       f"(value: {list(x.shape)})")
+            links.append(x)
+        return links
+
     # --------------------------------------------------------------- helpers
     def layout(self, net: Network) -> CascadeLayout:
         p = net.params
         return net.cached("cascade_layout", lambda: CascadeLayout(
-            p["unit_level"], p["unit_size"], p["unit_kind"]))
+            p["unit_level"], p["unit_size"], p["unit_kind"],
+            [p[name] for name in link_names(p)], int(np.asarray(p["readout"]).shape[0])))
 
     def coordinates(self, net: Network, state: Sequence[Any]) -> list[int]:
         """The discrete value of every unit."""
@@ -158,11 +247,10 @@ class MinMaxCascade:
         lay = self.layout(net)
         p = net.params
         # Every controller reads the coordinates at t-1, before any unit updates.
-        coords = np.array(self.coordinates(net, state), dtype=np.int64)
+        prefix = lay.prefix_indices(self.coordinates(net, state))
         new = []
         for u in range(lay.n_units):
-            a = lay.above[u]
-            d = int(coords[:a].dot(lay.prefix_strides[u])) if a else 0
+            d = prefix[lay.above[u]]
             if lay.kinds[u] == SCALAR_KIND:
                 new.append(scalar_step(p[f"unit{u}_r"][symbol, d:d + 1],
                                        p[f"unit{u}_s"][symbol, d:d + 1], state[u]))
@@ -173,13 +261,18 @@ class MinMaxCascade:
 
     def readout(self, net: Network, state: Sequence[np.ndarray], exact: bool) -> int:
         lay = self.layout(net)
-        code = int(np.array(self.coordinates(net, state), dtype=np.int64).dot(lay.strides))
+        code = lay.prefix_indices(self.coordinates(net, state))[-1]
         return int(net.params["readout"][code])
 
     def torch_module(self, net: Network) -> Any:
         from fsmnet.nets.torch_minmax import CascadeMinMaxModule
 
         lay = self.layout(net)
+        if lay.linked:
+            from fsmnet.errors import FsmnetError
+
+            raise FsmnetError(f"{net.arch}: torch export of a prefix-indexed cascade "
+                              f"(format version 2) is not available yet")
         p = net.params
         tables = []
         for u in range(lay.n_units):
@@ -214,9 +307,10 @@ def levelwise_unit_traces(net: Network, word: Sequence[int] | np.ndarray) -> lis
     coords: list[np.ndarray] = []
     for u in range(lay.n_units):
         a = lay.above[u]
-        code = np.zeros(len(w), dtype=np.int64)
-        for j in range(a):
-            code += coords[j][:-1] * lay.prefix_strides[u][j]  # states at t-1
+        if a:  # the prefix index of the units above, at t-1
+            code = lay.prefix_traces([c[:-1] for c in coords[:a]])[a]
+        else:
+            code = np.zeros(len(w), dtype=np.int64)
         x0 = np.asarray(p[f"unit{u}_x0"], dtype=np.float64)
         if lay.kinds[u] == SCALAR_KIND:
             rr, ss = scan_scalar(p[f"unit{u}_r"][w, code], p[f"unit{u}_s"][w, code])
@@ -241,11 +335,9 @@ def levelwise_label_trace(net: Network, word: Sequence[int] | np.ndarray) -> np.
     assert isinstance(sem, MinMaxCascade)
     lay = sem.layout(net)
     traces = levelwise_unit_traces(net, word)
-    code = np.zeros(len(word) + 1, dtype=np.int64)
-    for u, trace in enumerate(traces):
-        c = (scalar_coordinate(trace, lay.sizes[u]) if lay.kinds[u] == SCALAR_KIND
-             else np.argmax(trace, axis=1))
-        code += c * lay.strides[u]
+    coords = [(scalar_coordinate(trace, lay.sizes[u]) if lay.kinds[u] == SCALAR_KIND
+               else np.argmax(trace, axis=1)).astype(np.int64) for u, trace in enumerate(traces)]
+    code = lay.prefix_traces(coords)[-1]
     return np.asarray(net.params["readout"])[code].astype(np.int64)
 
 

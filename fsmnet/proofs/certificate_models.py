@@ -16,7 +16,8 @@ network holds.  Max and min only select values, so no arithmetic is lost.
 * ``minmax-cascade`` and ``minmax-scalar`` -> ``{"type": "minmax-cascade",
   "units": [{"level", "size", "kind", "r"|"R", "s", "x0"}], "readout"}``
   where ``kind`` is ``"scalar"`` or ``"matrix"`` and ``readout`` lists the
-  label index of every mixed-radix code.
+  label index of every mixed-radix code; a prefix-indexed cascade adds
+  ``"links"`` (one int table per unit) and its codes are prefix indices.
 
 States are written the same way: a dense state is a vector of strings, a
 cascade state a list of per-unit vectors (a scalar unit as a one-entry list).
@@ -99,8 +100,14 @@ def minmax_cascade_model(net: Network) -> dict[str, Any]:
             unit.update(kind="matrix", R=_strings(p[f"unit{u}_R"]))
         unit.update(s=_strings(p[f"unit{u}_s"]), x0=_strings(p[f"unit{u}_x0"]))
         units.append(unit)
-    return {"type": "minmax-cascade", "units": units,
-            "readout": [int(c) for c in p["readout"]]}
+    model: dict[str, Any] = {"type": "minmax-cascade", "units": units,
+                             "readout": [int(c) for c in p["readout"]]}
+    from fsmnet.nets.minmax_cascade import link_names
+
+    links = link_names(p)
+    if links:  # prefix-indexed tables (format 2): the checker chains the links
+        model["links"] = [np.asarray(p[name], dtype=np.int64).tolist() for name in links]
+    return model
 
 
 @dataclass(frozen=True)

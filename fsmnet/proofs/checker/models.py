@@ -65,6 +65,8 @@ def _cascade_model(model: dict[str, Any], k: int, n_labels: int) -> _Model:
     is clip(floor(x), 1, m) - 1.  A matrix unit holds a vector and steps by
     (R ⊗ x) ⊕ s; its value is the first argmax.  The code of units 0..u-1 is
     mixed-radix, unit 0 most significant.  The label is readout[code of all].
+    With ``links`` (prefix-indexed tables) the code of units 0..j is
+    links[j][code of units 0..j-1][value of unit j], the empty prefix 0.
     """
     units = model["units"]
     levels = [u["level"] for u in units]
@@ -73,13 +75,13 @@ def _cascade_model(model: dict[str, Any], k: int, n_labels: int) -> _Model:
             levels) or min(levels) < 0 or min(sizes) < 1:
         raise CertificateError("cascade units need sorted levels >= 0 and sizes >= 1")
     above = [sum(1 for other in levels if other < lv) for lv in levels]
+    links = model.get("links")
+    rows = _link_rows(links, sizes, len(model["readout"]))
     tables: list[tuple[str, Any, Any]] = []
     for u, unit in enumerate(units):
         r: Any
         s: Any
-        domain = 1
-        for m in sizes[:above[u]]:
-            domain *= m
+        domain = rows[above[u]]
         if unit["kind"] == "scalar":
             r, s = [_vec(v) for v in unit["r"]], [_vec(v) for v in unit["s"]]
             ok = all(len(v) == domain for v in r + s)
@@ -93,9 +95,7 @@ def _cascade_model(model: dict[str, Any], k: int, n_labels: int) -> _Model:
             raise CertificateError(f"unit {u}: need a table per symbol over {domain} codes")
         tables.append((unit["kind"], r, s))
     readout = model["readout"]
-    n_codes = 1
-    for m in sizes:
-        n_codes *= m
+    n_codes = rows[-1]
     if len(readout) != n_codes or not all(
             isinstance(c, int) and 0 <= c < n_labels for c in readout):
         raise CertificateError("the readout needs one label index per code")
@@ -117,8 +117,8 @@ def _cascade_model(model: dict[str, Any], k: int, n_labels: int) -> _Model:
 
     def code(vals: list[int]) -> int:
         c = 0
-        for v, m in zip(vals, sizes):
-            c = c * m + v
+        for j, (v, m) in enumerate(zip(vals, sizes)):
+            c = c * m + v if links is None else links[j][c][v]
         return c
 
     def step(state: list[list[Fraction]], a: int) -> list[list[Fraction]]:
@@ -135,6 +135,26 @@ def _cascade_model(model: dict[str, Any], k: int, n_labels: int) -> _Model:
     return _Model([_vec(x) for x in (u["x0"] for u in units)], step,
                   lambda state: readout[code(values(state))],
                   lambda state: [_vec(x) for x in state])
+
+
+def _link_rows(links: Any, sizes: list[int], n_readout: int) -> list[int]:
+    """Rows of the code tables per prefix length; checks the links are total."""
+    if links is None:
+        rows = [1]
+        for m in sizes:
+            rows.append(rows[-1] * m)
+        return rows
+    if not isinstance(links, list) or len(links) != len(sizes):
+        raise CertificateError("a prefix-indexed cascade needs one link table per unit")
+    rows = [len(x) if isinstance(x, list) else -1 for x in links] + [n_readout]
+    if rows[0] != 1:
+        raise CertificateError("link 0 must have one row (the empty prefix)")
+    for j, (table, m) in enumerate(zip(links, sizes)):
+        if not all(isinstance(row, list) and len(row) == m and all(
+                isinstance(c, int) and 0 <= c < rows[j + 1] for c in row) for row in table):
+            raise CertificateError(f"link {j}: need {m} prefix indices below {rows[j + 1]} "
+                                   f"per row")
+    return rows
 
 
 MODELS = {"linear": _linear_model, "minmax-dense": _dense_model,
