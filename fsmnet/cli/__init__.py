@@ -88,8 +88,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         except FsmnetError as exc:
             LOG.error("%s", exc)
             return EXIT_BAD_INPUT
-        except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
-            LOG.error("%s: %s", exc.filename, exc.strerror)
+        except BrokenPipeError:
+            raise  # the reader went away: run() exits quietly
+        except OSError as exc:  # a path the user gave that cannot be read (or written)
+            LOG.error("%s: %s", exc.filename or "<input>", exc.strerror or exc)
             return EXIT_BAD_INPUT
         except KeyboardInterrupt:
             LOG.error("interrupted")
