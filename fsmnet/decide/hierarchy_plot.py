@@ -15,7 +15,11 @@ def plot_hierarchy(table: Hierarchy, path: str) -> None:
 
     code = {"impossible": 0, "unknown": 1, "possible": 2}
     grid = [[code[table.cell(t, a).verdict] for a in table.archs] for t in table.tasks]
-    fig, ax = plt.subplots(figsize=(0.9 * len(table.archs) + 2.5, 0.42 * len(table.tasks) + 2.2))
+    # A floor on the width, and a two-line title, so that a table of one or
+    # two architectures does not clip the title (tight_layout shrinks axes,
+    # never the title).
+    width = max(0.9 * len(table.archs) + 2.5, 5.5)
+    fig, ax = plt.subplots(figsize=(width, 0.42 * len(table.tasks) + 2.4))
     ax.imshow(grid, cmap=ListedColormap(["#d9534f", "#cccccc", "#5cb85c"]), vmin=0, vmax=2,
               aspect="auto")
     for i, t in enumerate(table.tasks):
@@ -25,7 +29,7 @@ def plot_hierarchy(table: Hierarchy, path: str) -> None:
             ax.text(j, i, mark, ha="center", va="center", fontsize=11)
     ax.set_xticks(range(len(table.archs)), table.archs, rotation=40, ha="right")
     ax.set_yticks(range(len(table.tasks)), table.tasks)
-    ax.set_title("fsmnet hierarchy: ✓ proved, ✗ impossible (witness), ? unknown")
+    ax.set_title("fsmnet hierarchy\n✓ proved, ✗ impossible (witness), ? unknown", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
