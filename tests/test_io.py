@@ -143,4 +143,12 @@ def test_library_writers_use_it(tmp_path: Path) -> None:
 
     with pytest.raises(OutputError):
         write_certificate({"format": "x"}, tmp_path / "no" / "c.json")
+    from fsmnet.automata.spec import save_file
+    from fsmnet.errors import SpecError
+
+    with pytest.raises(SpecError, match="is a directory"):
+        save_file(fsmnet.load("parity"), tmp_path, format="json")
     assert os.listdir(tmp_path) == []
+    save_file(fsmnet.load("parity"), tmp_path / "p.yaml")
+    assert fsmnet.load(str(tmp_path / "p.yaml")) == fsmnet.load("parity")  # read back exactly
+    assert os.listdir(tmp_path) == ["p.yaml"]

@@ -129,11 +129,12 @@ def save_file(automaton: Automaton, path: str | os.PathLike[str], *,
     except UnicodeEncodeError as exc:
         raise SpecError("a name or label is not valid Unicode (a lone surrogate)",
                         source=target, value=exc.object[exc.start:exc.end]) from None
+    from fsmnet.io import write_bytes  # atomic for regular files; "-" is standard output
+
     try:
-        Path(target).write_bytes(encoded)
-    except OSError as exc:
-        raise SpecError(f"cannot write the spec file ({exc.strerror or exc})",
-                        source=target) from None
+        write_bytes(target, encoded)
+    except OSError as exc:  # fsmnet.io.OutputError included: keep the documented SpecError
+        raise SpecError(f"cannot write the spec file ({exc})", source=target) from None
 
 
 def _format_of(path: str) -> str | None:
