@@ -124,7 +124,7 @@ def main() -> None:
     print(f"{'network':34s} {'H':>4s} {'old f64 loop':>12s} {'to_torch()':>10s} {'ratio':>7s}")
     for spec, arch in [("symmetric:4", "bilinear-full"), ("random:n=40,k=3,seed=1",
                                                           "bilinear-full"),
-                       ("modadd:7", "bilinear-cp"), ("modadd:7", "bilinear-r2"),
+                       ("modadd:7", "bilinear-cp"), ("modadd:3", "bilinear-r2"),
                        ("symmetric:3", "deltaproduct")]:
         h, t_old, t_new = bench_forward(spec, arch, repeat)
         print(f"{spec + ' ' + arch:34s} {h:4d} {t_old * 1e3:10.1f}ms {t_new * 1e3:8.1f}ms "
