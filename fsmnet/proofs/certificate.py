@@ -98,3 +98,12 @@ def cone_certificate(net: Network, automaton: Automaton, proof: Any, *,
         "inclusions": [{"state": q, "symbol": a, "generator": j, "multipliers": exact_qs(lam)}
                        for (q, a, j), lam in sorted(proof.steps.items())],
     }
+
+
+def count_certificate(net: Network, automaton: Automaton, payload: dict[str, Any], *,
+                      network_path: str | None = None) -> dict[str, Any]:
+    """The certificate of a count abstraction (method ``count-abstraction``,
+    :mod:`fsmnet.proofs.count_certificate`): the channel model, the letters'
+    starts, periods and bases, and a Bernstein degree per (count type, rival)."""
+    cert = _common(net, automaton, "count-abstraction", payload["model"], network_path)
+    return {**cert, "letters": payload["letters"], "types": payload["types"]}

@@ -176,6 +176,11 @@ def verify(spec: Any, net: Network, *, max_states: int = 20_000,
                 # The proof stands; only its portable form is missing (e.g. cyclotomic
                 # entries, which the small checker does not read).
                 details["certificate_error"] = f"no certificate for {net.arch}: {exc}"
+                if "count-abstraction" in record.proofs:  # e.g. irrational rotations
+                    from fsmnet.proofs.count_certificate import prove_and_certify
+
+                    prove_and_certify(net, automaton, details, certificate=certificate,
+                                      network_path=network_path)
             else:
                 write_certificate(cert, certificate)
                 details["certificate"] = certificate
@@ -188,11 +193,10 @@ def verify(spec: Any, net: Network, *, max_states: int = 20_000,
         details["note"] = "a product mismatch was not confirmed by the reference evaluator"
         return VerifyResult("unknown", "exact-product", None, details)
     if "count-abstraction" in record.proofs:
-        from fsmnet.proofs.diagonal_proof import prove_diagonal
+        from fsmnet.proofs.count_certificate import prove_and_certify
 
-        status, why = prove_diagonal(net, automaton)
-        details["count_abstraction"] = why
-        if status == "proved":
+        if prove_and_certify(net, automaton, details, certificate=certificate,
+                             network_path=network_path):
             return VerifyResult("proved", "count-abstraction", None, details)
     cone = _try_cones(net, automaton, details) if "cone-invariant" in record.proofs else None
     if cone is not None:

@@ -42,6 +42,7 @@ from typing import Any
 from .belief import check_belief_tracking
 from .cones import check_cones
 from .core import CertificateError, check_network_file
+from .counts import check_counts
 from .decay import check_decay
 from .invariants import check_invariants
 from .product import check_product
@@ -59,6 +60,7 @@ METHODS: dict[str, tuple[Callable[[dict[str, Any]], str], bool]] = {
     "exact-product": (_product_summary, True),
     "cone-invariant": (check_cones, True),
     "witness": (check_witness, False),
+    "count-abstraction": (check_counts, True),
     "belief-tracking": (check_belief_tracking, True),
     "belief-decay": (check_decay, False),
     "box-invariant": (check_invariants, True),
