@@ -76,3 +76,12 @@ def test_json_report_and_training_metadata_in_the_header(tmp_path, capsys):
 def test_lstm_trains_and_reports_no_long_run(capsys):
     assert main(["train", "parity", "--arch", "lstm", *FAST]) == 0
     assert "no network form" in capsys.readouterr().out
+
+
+def test_plot_writes_a_png_of_trained_and_compiled(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "acc.png"
+    assert main(["train", "parity", "--arch", "bilinear-real-diag", *FAST,
+                 "--plot", str(png)]) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert not [p for p in tmp_path.iterdir() if p.name != "acc.png"]  # no temp files left

@@ -93,11 +93,11 @@ class LinearRNN(nn.Module):
         words = words.to(torch.int64)
         if self.diagonal:
             log_mod, phase = self.log_phase()
-            run = scan.diag_scan if fast else scan.diag_loop
-            h = run(log_mod, phase, words, self.h0, self.complex_pairs)
+            diag = scan.diag_scan if fast else scan.diag_loop
+            h = diag(log_mod, phase, words, self.h0, self.complex_pairs)
         else:
-            run = scan.dense_auto if fast else scan.dense_loop
-            h = run(self.matrices(), words, self.h0)
+            dense = scan.dense_auto if fast else scan.dense_loop
+            h = dense(self.matrices(), words, self.h0)
         return scan.unit(h)
 
     def logits(self, words: Tensor, fast: bool = True) -> Tensor:
