@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fsmnet
+from fsmnet import archs
 from fsmnet.automata import Automaton
 from fsmnet.errors import NotExpressible
 from fsmnet.nets.cyclotomic import cyclotomic_field
@@ -249,3 +250,37 @@ def test_cos_enclosures_contain_cos(k, m):
     c = math.cos(2 * math.pi * k / m)
     assert lo <= Fraction(c) + Fraction(1, 10**12) and Fraction(c) - Fraction(1, 10**12) <= hi
     assert hi - lo < Fraction(1, 2**30)
+
+
+@pytest.mark.parametrize("spec", ["parity", "atleast:2", "modadd:3"])
+@pytest.mark.parametrize("arch", archs.ids())
+def test_every_proved_verdict_of_every_architecture_is_checked(spec, arch, tmp_path):
+    if arch == "fixed-point" and spec != "parity":
+        pytest.skip("fixed-point constructions are slow beyond parity")
+    options = {"search": False} if arch == "bilinear-cp" else {}
+    try:
+        net = fsmnet.compile(spec, arch, **options)
+    except NotExpressible:
+        return
+    net_path, cert_path = tmp_path / "n.safetensors", tmp_path / "c.json"
+    net.save(net_path)
+    result = verify(spec, net, certificate=str(cert_path), network_path=str(net_path))
+    assert result.verdict == "proved"
+    assert "certificate_error" not in result.details, result.details
+    assert check_certificate(json.loads(cert_path.read_text()), str(net_path)).startswith("valid")
+
+
+def test_block_certificate_with_a_wrong_readout_is_rejected(tmp_path):
+    net = fsmnet.compile("modadd:6", "bilinear-block")
+    cert_path = tmp_path / "c.json"
+    assert verify("modadd:6", net, certificate=str(cert_path)).verdict == "proved"
+    cert = json.loads(cert_path.read_text())
+    assert cert["network"]["model"]["type"] == "bilinear-block"
+    check_certificate(cert)
+    bad = copy.deepcopy(cert)
+    flat = bad["network"]["model"]["readout"]
+    while isinstance(flat[0], list):  # the first entry of label 0's tensor
+        flat = flat[0]
+    flat[0] = "-5" if flat[0] != "-5" else "5"
+    with pytest.raises(CertificateError):
+        check_certificate(bad)

@@ -35,5 +35,6 @@ RECORDS = (
                 "(options: max_states, max_congruences)",
         semantics="fsmnet.nets.bilinear_block:BLOCK",
         construction="fsmnet.constructions.bilinear_block:compile_bilinear_block",
+        certificate_model="fsmnet.proofs.certificate_models:BLOCK",
         trainable="fsmnet.train.modules_block:BilinearBlock"),
 )

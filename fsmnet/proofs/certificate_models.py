@@ -110,6 +110,17 @@ def minmax_cascade_model(net: Network) -> dict[str, Any]:
     return model
 
 
+def block_model(net: Network) -> dict[str, Any]:
+    """The exact model of a bilinear-block network: per block its matrices and h0,
+    and the multilinear readout tensor."""
+    sem: Any = net.semantics
+    mats = sem.matrices(net, True)
+    h0 = sem.initial_state(net, True)
+    return {"type": "bilinear-block",
+            "blocks": [{"matrices": exact_qs(m), "h0": exact_qs(h)} for m, h in zip(mats, h0)],
+            "readout": _strings(net.params["readout"])}
+
+
 @dataclass(frozen=True)
 class CertificateForm:
     """How an architecture's networks and reached states are written for the checker."""
@@ -119,6 +130,7 @@ class CertificateForm:
 
 
 LINEAR = CertificateForm(linear_model, lambda net, h: exact_qs(h))
+BLOCK = CertificateForm(block_model, lambda net, state: [exact_qs(h) for h in state])
 MINMAX_DENSE = CertificateForm(minmax_dense_model, lambda net, x: _strings(x))
 MINMAX_CASCADE = CertificateForm(minmax_cascade_model,
                                  lambda net, state: [_strings(np.atleast_1d(x)) for x in state])

@@ -6,6 +6,7 @@ import math
 from fractions import Fraction
 from typing import Any
 
+from .block import block_model
 from .core import CertificateError, _argmax, _mat, _matvec, _normalize, _vec
 
 
@@ -159,3 +160,4 @@ def _link_rows(links: Any, sizes: list[int], n_readout: int) -> list[int]:
 
 MODELS = {"linear": _linear_model, "minmax-dense": _dense_model,
           "minmax-cascade": _cascade_model}
+MODELS["bilinear-block"] = block_model
