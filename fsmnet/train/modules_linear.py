@@ -263,7 +263,7 @@ class DeltaProduct(LinearRNN):
     def matrices(self) -> Tensor:
         k = self.keys / self.keys.norm(dim=-1, keepdim=True).clamp_min(1e-30)
         beta = self.betas()
-        m = torch.eye(self.hidden, dtype=k.dtype).expand(self.n_symbols, -1, -1)
+        m = torch.eye(self.hidden, dtype=k.dtype, device=k.device).expand(self.n_symbols, -1, -1)
         for j in range(self.n_h):  # F_1 is applied first
             kj = k[:, j]
             m = m - beta[:, j, None, None] * kj[:, :, None] * (kj[:, None, :] @ m)
@@ -307,7 +307,7 @@ class FixedPointRNN(LinearRNN):
         return torch.sigmoid(self.l).clamp(self._LO, 1 - self._LO)
 
     def matrices(self) -> Tensor:
-        eye = torch.eye(self.hidden, dtype=self.Q.dtype)
+        eye = torch.eye(self.hidden, dtype=self.Q.dtype, device=self.Q.device)
         inv = eye + (1 / self.lam() - 1)[:, :, None] * self.Q
         return torch.linalg.inv(inv)
 
