@@ -100,7 +100,7 @@ def prove_invariant(net: Network, automaton: Automaton, *, float32: bool = False
 
 
 def certify(spec: Any, net: Network, *, float32: bool = False, certificate: str | None = None,
-            network_path: str | None = None, max_states: int = 2000,
+            network_path: str | None = None, max_states: int = 200,
             max_pairs: int = 4000, seed: int = 0) -> CertifyResult:
     """Prove ``net`` equal to ``spec`` for all lengths, refute it, or bound the proof.
 

@@ -197,7 +197,10 @@ def search_boxes(chart: Chart, mats: np.ndarray, automaton: Automaton,
                 tlo, thi = boxes[j]
                 tol = 1e-13 * (1 + np.abs(thi - tlo))
                 if np.any(ilo < tlo - tol) or np.any(ihi > thi + tol):
-                    grow_lo, grow_hi = np.minimum(ilo, tlo), np.maximum(ihi, thi)
+                    cushion = 1e-7 * (ihi - ilo) + 1e-10 * (1 + np.abs(ilo) + np.abs(ihi))
+                    cushion[p] = 0
+                    grow_lo = np.minimum(ilo - cushion, tlo)
+                    grow_hi = np.maximum(ihi + cushion, thi)
                     if rounds > 8:  # widening: jump past the growth seen so far
                         grow_lo = grow_lo - 2 * (tlo - grow_lo)
                         grow_hi = grow_hi + 2 * (grow_hi - thi)
@@ -283,6 +286,23 @@ class ChartBoxes:
         if chart is None:
             yield None, "no linear functional is positive on every sampled state"
             return
+        phif = np.array([float(x) for x in chart.phi])
+        for _ in (1,):  # slice boxes first: no wrapping through a derived coordinate
+            from fsmnet.proofs.abstract import slice_boxes
+
+            for pad in PADS:
+                sl = slice_boxes.search(phif, mats, automaton, clouds, pad=pad,
+                                        rounding=rounding)
+                if sl.boxes is None:
+                    yield None, sl.reason
+                    continue
+                body = slice_boxes.certificate_body(chart.phi, mats, readout, sl, right,
+                                                    "float32-step" if float32 else "exact")
+                body["inflation"] = pad
+                if rounding is not None:
+                    body["model32"] = {"matrices": exact_qs(_fractions(rounding.mats32)),
+                                       "readout": exact_qs(_fractions(rounding.readout32))}
+                yield body, f"{sl.reason} (slice boxes, inflation {pad})"
         for pad in PADS:
             found = search_boxes(chart, mats, automaton, clouds, pad=pad, rounding=rounding)
             if found.boxes is None:

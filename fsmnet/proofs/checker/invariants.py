@@ -37,7 +37,7 @@ import struct
 from fractions import Fraction
 from typing import Any
 
-from .core import CertificateError, _automaton_table, _mat, _same_label, _vec
+from .core import CertificateError, _automaton_table, _frac, _mat, _same_label, _vec
 
 U32 = Fraction(1, 2**24)  # unit roundoff of float32
 TINY = Fraction(1, 2**149)  # smallest float32 subnormal
@@ -253,9 +253,116 @@ def _check_minmax(cert: dict[str, Any]) -> str:
     return f"valid: minmax-box invariant over {len(boxes)} states"
 
 
+def _linear_models(cert: dict[str, Any]) -> tuple[list[list[list[Fraction]]],
+                                                  list[list[Fraction]], list[Fraction], bool]:
+    """(matrices, readout, h0, float32?) of a linear model, float32 ones checked."""
+    model = cert["network"]["model"]
+    if model.get("type") != "linear":
+        raise CertificateError("this domain is for linear models")
+    mats, readout = [_mat(m) for m in model["matrices"]], _mat(model["readout"])
+    rounding = cert["rounding"]
+    if rounding == "float32-step":
+        m32 = cert["model32"]
+        mats32, readout32 = [_mat(m) for m in m32["matrices"]], _mat(m32["readout"])
+        if mats32 != [[[_round32(x) for x in row] for row in m] for m in mats] or \
+                readout32 != [[_round32(x) for x in row] for row in readout]:
+            raise CertificateError("model32 is not the float32 rounding of the model")
+        return mats32, readout32, _vec(model["h0"]), True
+    if rounding != "exact":
+        raise CertificateError(f"unknown rounding model {rounding!r}")
+    return mats, readout, _vec(model["h0"]), False
+
+
+def _check_slice(cert: dict[str, Any]) -> str:
+    """slice-box: S = {h : φ·h = 1, lo ≤ h ≤ hi}, K = positive multiples of S.
+
+    "c·h ≥ 0 on S" is shown by the certificate's μ: on S,
+    c·h = μ + (c − μφ)·h ≥ μ + min_box (c − μφ)·h (weak duality)."""
+    delta, outputs, q0, _ = _automaton_table(cert["automaton"])
+    labels = cert["network"]["labels"]
+    mats, readout, h0, f32 = _linear_models(cert)
+    dim, phi = len(h0), _vec(cert["phi"])
+    if len(phi) != dim or len(mats) != len(delta) or len(readout) != len(labels) or any(
+            len(r) != dim for m in mats for r in m):
+        raise CertificateError("model, φ and automaton sizes differ")
+    boxes, succ, i0 = _boxes(cert, delta, len(outputs), q0, dim)
+    mults = cert["multipliers"]
+    if len(mults) != len(boxes):
+        raise CertificateError("one multiplier record per box is required")
+
+    def bound(c: list[Fraction], mu: Any, lo: list[Fraction], hi: list[Fraction]) -> Fraction:
+        m = _frac(mu)
+        return m + _lin_min([x - m * f for x, f in zip(c, phi)], lo, hi)
+
+    # h0 (for float32-step: every rounding of it, a box up to a common scale) in K_q0
+    _, lo0, hi0 = boxes[i0]
+    g2 = _gamma(2) if f32 else Fraction(0)
+    h_lo, h_hi = [x - g2 * abs(x) for x in h0], [x + g2 * abs(x) for x in h0]
+    if _lin_min(phi, h_lo, h_hi) <= 0:
+        raise CertificateError("φ is not positive at h0")
+    for k in range(dim):
+        lower = [Fraction(int(j == k)) - lo0[k] * phi[j] for j in range(dim)]
+        upper = [hi0[k] * phi[j] - Fraction(int(j == k)) for j in range(dim)]
+        if _lin_min(lower, h_lo, h_hi) < 0 or _lin_min(upper, h_lo, h_hi) < 0:
+            raise CertificateError("h0 is not in the box of the initial state")
+    c1 = _gamma(dim) + U32 * (1 + _gamma(dim)) if f32 else Fraction(0)
+    n_incl = 0
+    phi_a = [[sum((phi[r] * am[r][j] for r in range(dim) if phi[r]), Fraction(0))
+              for j in range(dim)] for am in mats]  # φA, once per symbol
+    for i, (q, lo, hi) in enumerate(boxes):
+        nq = max(max(abs(x) for x in lo), max(abs(x) for x in hi))
+        steps = mults[i]["steps"]
+        if len(steps) != len(mats):
+            raise CertificateError(f"box {i}: one multiplier row per symbol is required")
+        for a, am in enumerate(mats):
+            _, tlo, thi = boxes[succ[i][a]]
+            d = phi_a[a]
+            forms = [(d, phi, True)]
+            for k in range(dim):
+                forms.append(([x - tlo[k] * y for x, y in zip(am[k], d)],
+                              [Fraction(int(j == k)) - tlo[k] * phi[j] for j in range(dim)],
+                              False))
+                forms.append(([thi[k] * y - x for x, y in zip(am[k], d)],
+                              [thi[k] * phi[j] - Fraction(int(j == k)) for j in range(dim)],
+                              False))
+            if len(steps[a]) != len(forms):
+                raise CertificateError(f"box {i}, symbol {a}: one multiplier per condition")
+            if f32:
+                rows = [sum((abs(x) for x in r), Fraction(0)) for r in am]
+                s_max = (1 + _gamma(dim)) * max(rows) + dim * TINY
+                err = [c1 * r + (dim + s_max + 1) * TINY * 2 for r in rows]
+            for (c, w, strict), mu in zip(forms, steps[a]):
+                v = bound(c, mu, lo, hi)
+                if f32:
+                    v -= nq * sum((abs(x) * e for x, e in zip(w, err)), Fraction(0))
+                if v < 0 or (strict and v == 0):
+                    raise CertificateError(f"box {i} (state {q}), symbol {a}: the image "
+                                           f"leaves box {succ[i][a]}")
+            n_incl += 1
+        r = _rights(labels, outputs, q)
+        if len(mults[i]["readout"]) != len(readout):
+            raise CertificateError(f"box {i}: one readout multiplier per label")
+        for c_idx, mu in enumerate(mults[i]["readout"]):
+            if c_idx == r:
+                continue
+            diff = [x - y for x, y in zip(readout[r], readout[c_idx])]
+            v = bound(diff, mu, lo, hi)
+            if f32:
+                tot = sum((abs(x) + abs(y) for x, y in zip(readout[r], readout[c_idx])),
+                          Fraction(0))
+                v -= nq * (_gamma(dim) * tot + 2 * dim * TINY)
+            if v <= 0:
+                raise CertificateError(f"box {i} (state {q}): label {labels[c_idx]!r} is not "
+                                       "beaten with a margin")
+    return (f"valid: slice-box invariant ({cert['rounding']}) over {len(boxes)} boxes, "
+            f"dimension {dim}, {n_incl} inclusions")
+
+
 def check_invariants(cert: dict[str, Any]) -> str:
     """Re-check a ``box-invariant`` certificate; a one-line summary or CertificateError."""
     domain = cert["domain"]
+    if domain == "slice-box":
+        return _check_slice(cert)
     if domain == "chart-box":
         return _check_chart(cert)
     if domain == "minmax-box":

@@ -1,0 +1,201 @@
+"""Slice boxes for linear recurrences: a cone over a box cut by the hyperplane φ·h = 1.
+
+S_q = {h : φ·h = 1, lo_q ≤ h ≤ hi_q} in the network's own coordinates, and
+K_q = {λ h : λ > 0, h ∈ S_q}.  Unlike a box in a chart basis (:mod:`.linear`),
+no coordinate is derived from the others, so no wrapping effect piles up the
+widths of all coordinates into one (what made chart boxes blow up on
+automata with more than a handful of states).
+
+Every obligation is "a linear form c·h is ≥ 0 (or > 0) on S_q".  Weak LP
+duality gives a one-number certificate: for every μ,
+
+    c·h = μ φ·h + (c − μ φ)·h ≥ μ + min over the box of (c − μ φ)·h   on S_q,
+
+and the right side is exact interval arithmetic.  The search finds the best
+μ (a fractional knapsack, as φ > 0 here); the checker only evaluates the
+bound at the μ written in the certificate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from fsmnet.automata import Automaton
+
+GRID = 2.0 ** -40
+
+
+def knapsack_min(c: np.ndarray, phi: np.ndarray, lo: np.ndarray, hi: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """min of each row of ``c`` (m × n) dotted with h over {φ·h = 1, lo ≤ h ≤ hi}:
+    (values, minimizers (m × n), optimal dual μ per row).
+
+    With g_k = φ_k h_k this is a fractional knapsack (greedy on c_k / φ_k); a
+    coordinate with φ_k = 0 is free and sits at its own best end."""
+    live = phi != 0
+    safe = np.where(live, phi, 1.0)
+    glo, ghi = np.minimum(phi * lo, phi * hi), np.maximum(phi * lo, phi * hi)
+    ratio = np.where(live[None, :], c / safe[None, :], np.inf)
+    order = np.argsort(ratio, axis=1)
+    cap = (ghi - glo)[order] * live[order]
+    need = 1.0 - float(glo[live].sum())
+    filled = np.cumsum(cap, axis=1)
+    take = np.clip(need - (filled - cap), 0, cap)
+    g = np.empty_like(c)
+    rows = np.arange(len(c))[:, None]
+    g[rows, order] = take
+    h = np.where(live[None, :], (glo[None, :] + g) / safe[None, :],
+                 np.where(c >= 0, lo[None, :], hi[None, :]))
+    marginal = np.argmax(filled >= need - 1e-300, axis=1)
+    mu = ratio[np.arange(len(c)), order[np.arange(len(c)), marginal]]
+    mu = np.where(np.isfinite(mu), mu, 0.0)
+    return (c * h).sum(1), h, mu
+
+
+def _bounds(a: np.ndarray, phi: np.ndarray, lo: np.ndarray, hi: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray, float]:
+    """Tight bounds of (A h)_i / φ·(A h) over S (Dinkelbach), and min of φ·A h."""
+    d = phi @ a
+    den, _, _ = knapsack_min(d[None, :], phi, lo, hi)
+    out = []
+    for sign in (1.0, -1.0):
+        c = sign * a
+        h = np.tile((lo + hi) / 2, (len(a), 1))
+        h = h / (h @ phi)[:, None]
+        lam = (c * h).sum(1) / (h @ d)
+        for _ in range(30):
+            _, h, _ = knapsack_min(c - lam[:, None] * d[None, :], phi, lo, hi)
+            new = (c * h).sum(1) / (h @ d)
+            if np.all(new >= lam - 1e-15 * (1 + np.abs(lam))):
+                break
+            lam = np.minimum(lam, new)
+        out.append(sign * lam)
+    return out[0], out[1], float(den[0])
+
+
+@dataclass
+class SliceSearch:
+    boxes: list[tuple[np.ndarray, np.ndarray]] | None
+    reason: str
+    owner: list[int] = field(default_factory=list)
+    succ: list[list[int]] = field(default_factory=list)
+
+
+def search(phi: np.ndarray, mats: np.ndarray, automaton: Automaton,
+           clouds: dict[int, list[np.ndarray]], *, pad: float, rounding: Any = None,
+           max_rounds: int = 200, blow_up: float = 1e3, radius: float = 0.25,
+           max_boxes: int = 400) -> SliceSearch:
+    """Kleene iteration with widening over slice boxes (clusters per automaton state)."""
+    from fsmnet.proofs.abstract.linear import _clusters
+
+    boxes: list[tuple[np.ndarray, np.ndarray]] = []
+    owner: list[int] = []
+    assert automaton.initial is not None
+    for q in [automaton.initial] + [q for q in clouds if q != automaton.initial]:
+        pts = np.array(clouds.get(q, []))
+        if not len(pts):
+            continue
+        ts = pts / (pts @ phi)[:, None]
+        for grp in _clusters(ts, radius):
+            lo, hi = grp.min(0), grp.max(0)
+            spread = (hi - lo) * pad + pad * 1e-3
+            boxes.append((lo - spread, hi + spread))
+            owner.append(q)
+    succ: dict[tuple[int, int], int] = {}
+    eye = np.eye(len(phi))
+    slack_done = False
+    for rounds in range(1, max_rounds + 1):
+        grew = False
+        for i in range(len(boxes)):
+            lo, hi = boxes[i]
+            for a in range(automaton.n_symbols):
+                t = int(automaton.delta[a, owner[i]])
+                ilo, ihi, den = _bounds(mats[a], phi, lo, hi)
+                if den <= 0:
+                    return SliceSearch(None, f"the image of a box of state {owner[i]} under "
+                                       f"symbol {a} leaves the half-space φ > 0")
+                if rounding is not None:
+                    err = rounding.chart_error(mats[a], mats[a], eye, eye, 0, lo, hi, den)
+                    ilo, ihi = ilo - err, ihi + err
+                j = succ.get((i, a))
+                if j is None:
+                    mid = (ilo + ihi) / 2
+                    near = [(np.max(np.maximum(boxes[c][0] - mid, mid - boxes[c][1])), c)
+                            for c in range(len(boxes)) if owner[c] == t]
+                    dist, j = min(near) if near else (np.inf, -1)
+                    if dist > radius:
+                        if len(boxes) >= max_boxes:
+                            return SliceSearch(None, f"more than {max_boxes} boxes")
+                        boxes.append((ilo, ihi))
+                        owner.append(t)
+                        j = len(boxes) - 1
+                    succ[(i, a)] = j
+                    grew = True
+                tlo, thi = boxes[j]
+                tol = 1e-13 * (1 + np.abs(thi - tlo))
+                if np.any(ilo < tlo - tol) or np.any(ihi > thi + tol):
+                    # a cushion past the image, so that the dyadic rounding and the
+                    # exact check keep a margin on non-contracting coordinates
+                    cushion = 1e-7 * (ihi - ilo) + 1e-10 * (1 + np.abs(ilo) + np.abs(ihi))
+                    glo = np.minimum(ilo - cushion, tlo)
+                    ghi = np.maximum(ihi + cushion, thi)
+                    if rounds > 8:  # widening
+                        glo, ghi = glo - 2 * (tlo - glo), ghi + 2 * (ghi - thi)
+                    boxes[j] = (glo, ghi)
+                    grew = True
+                    if np.max(ghi - glo) > blow_up:
+                        return SliceSearch(None, f"a box of state {t} blew up")
+        if not grew:
+            if slack_done:
+                return SliceSearch(boxes, f"closed after {rounds} rounds, {len(boxes)} boxes",
+                                   owner, [[succ[(i, a)] for a in range(automaton.n_symbols)]
+                                           for i in range(len(boxes))])
+            slack_done = True
+            for i, (lo, hi) in enumerate(boxes):
+                room = 1e-6 * (hi - lo) + 1e-10 * (1 + np.abs(lo) + np.abs(hi))
+                boxes[i] = (lo - room, hi + room)
+    return SliceSearch(None, f"no fixed point within {max_rounds} rounds")
+
+
+def _dyadic(x: float, up: bool) -> Fraction:
+    k = np.ceil(x / GRID) if up else np.floor(x / GRID)
+    return Fraction(int(k)) * Fraction(GRID)
+
+
+def certificate_body(phi: list[Fraction], mats: np.ndarray, readout: np.ndarray,
+                     found: SliceSearch, right: dict[int, int], rounding: str
+                     ) -> dict[str, Any]:
+    """Dyadic boxes and one dual multiplier μ per obligation (float optima, rounded)."""
+    from fsmnet.proofs.certificate_models import exact_qs
+
+    assert found.boxes is not None
+    phif = np.array([float(x) for x in phi])
+    boxes = [([_dyadic(x, False) for x in lo], [_dyadic(x, True) for x in hi])
+             for lo, hi in found.boxes]
+    mults = []
+    for i, (lo, hi) in enumerate(boxes):
+        flo, fhi = np.array(lo, float), np.array(hi, float)
+        steps = []
+        for a, j in enumerate(found.succ[i]):
+            tlo, thi = np.array(boxes[j][0], float), np.array(boxes[j][1], float)
+            d = phif @ mats[a]
+            lower = mats[a] - tlo[:, None] * d[None, :]
+            upper = thi[:, None] * d[None, :] - mats[a]
+            # the checker's order: φA, then (lower, upper) for each coordinate
+            forms = np.vstack([d[None, :], np.stack([lower, upper], 1).reshape(-1, len(d))])
+            _, _, mu = knapsack_min(forms, phif, flo, fhi)
+            steps.append([_dyadic(float(m), False) for m in mu])
+        r = right[found.owner[i]]
+        forms = readout[r][None, :] - readout
+        _, _, mu = knapsack_min(forms, phif, flo, fhi)
+        mults.append({"steps": [exact_qs(s) for s in steps],
+                      "readout": exact_qs([_dyadic(float(m), False) for m in mu])})
+    return {"domain": "slice-box", "rounding": rounding, "phi": exact_qs(phi),
+            "initial_box": 0, "successors": found.succ,
+            "boxes": [{"state": q, "lo": exact_qs(lo), "hi": exact_qs(hi)}
+                      for q, (lo, hi) in zip(found.owner, boxes)],
+            "multipliers": mults}
