@@ -118,3 +118,31 @@ def test_verify_falls_back_to_box_invariants(tmp_path) -> None:
                            certificate=str(tmp_path / "c.json"))
     assert (result.verdict, result.method) == ("proved", "box-invariant")
     assert check_certificate(json.loads((tmp_path / "c.json").read_text())).startswith("valid")
+
+
+def test_float32_certificate_covers_rounding_and_binds_the_float32_model(tmp_path) -> None:
+    net = perturb(fsmnet.compile(ENDS_AB, "bilinear-full"), 1e-4)
+    path = tmp_path / "c32.json"
+    result = certify(ENDS_AB, net, float32=True, certificate=str(path))
+    assert result.verdict == "proved"
+    cert = json.loads(path.read_text())
+    assert cert["rounding"] == "float32-step"
+    assert "float32-step" in check_certificate(cert)
+    # independent: a float32 run of the step semantics agrees on 2000 random symbols
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    mats = np.asarray(net.semantics.matrices(net, False), dtype=np.float32)
+    readout = net.params["readout"].astype(np.float32)
+    h = net.params["h0"].astype(np.float32)
+    h = h / np.abs(h).max()
+    q = ENDS_AB.initial
+    for a in rng.integers(0, 2, size=2000):
+        h = mats[a] @ h
+        h = (h / np.abs(h).max()).astype(np.float32)
+        q = int(ENDS_AB.delta[ENDS_AB.symbol_index(net.symbols[a]), q])
+        assert net.labels[int(np.argmax(readout @ h))] == ENDS_AB.output(q)
+    m = copy.deepcopy(cert)
+    m["model32"]["matrices"][0][0][0] = "1/3"
+    with pytest.raises(CertificateError):
+        check_certificate(m)

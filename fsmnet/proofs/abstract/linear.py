@@ -296,7 +296,7 @@ class ChartBoxes:
                 if sl.boxes is None:
                     yield None, sl.reason
                     continue
-                body = slice_boxes.certificate_body(chart.phi, mats, readout, sl, right,
+                body: dict[str, Any] = slice_boxes.certificate_body(chart.phi, mats, readout, sl, right,
                                                     "float32-step" if float32 else "exact")
                 body["inflation"] = pad
                 if rounding is not None:
@@ -314,7 +314,7 @@ class ChartBoxes:
                              f"(inflation {pad})")
                 continue
             exact = dyadic_boxes(found.boxes, chart.pivot)
-            body: dict[str, Any] = {
+            body = {
                 "domain": self.name, "rounding": "float32-step" if float32 else "exact",
                 "basis": exact_qs(chart.basis()), "basis_inverse": exact_qs(chart.inverse()),
                 "pivot": chart.pivot, "inflation": pad,

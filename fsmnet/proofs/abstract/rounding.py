@@ -60,3 +60,13 @@ class Float32Model:
         w = np.abs(b) @ err + t * (np.abs(b[p]) @ err)
         out: np.ndarray = 2.0 * big * w / max(den, 1e-300)
         return out
+
+    def slice_error(self, a: np.ndarray, phi: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                    den: float, image: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        """The same for a slice box {φ·h = 1, lo ≤ h ≤ hi}: the checker's margin
+        N (|e_k| + |t_k| |φ|·|e|) over the image's denominator, doubled (t: the image)."""
+        err = (gamma(len(a)) + U32) * np.abs(a).sum(1) * 1.01 + 1e-40
+        big = max(float(np.abs(lo).max()), float(np.abs(hi).max()))
+        t = np.maximum(np.abs(image[0]), np.abs(image[1])) * 1.01
+        out: np.ndarray = 2.0 * big * (err + t * float(np.abs(phi) @ err)) / max(den, 1e-300)
+        return out

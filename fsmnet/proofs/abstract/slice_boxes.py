@@ -106,7 +106,6 @@ def search(phi: np.ndarray, mats: np.ndarray, automaton: Automaton,
             boxes.append((lo - spread, hi + spread))
             owner.append(q)
     succ: dict[tuple[int, int], int] = {}
-    eye = np.eye(len(phi))
     slack_done = False
     for rounds in range(1, max_rounds + 1):
         grew = False
@@ -119,7 +118,7 @@ def search(phi: np.ndarray, mats: np.ndarray, automaton: Automaton,
                     return SliceSearch(None, f"the image of a box of state {owner[i]} under "
                                        f"symbol {a} leaves the half-space φ > 0")
                 if rounding is not None:
-                    err = rounding.chart_error(mats[a], mats[a], eye, eye, 0, lo, hi, den)
+                    err = rounding.slice_error(mats[a], phi, lo, hi, den, (ilo, ihi))
                     ilo, ihi = ilo - err, ihi + err
                 j = succ.get((i, a))
                 if j is None:
