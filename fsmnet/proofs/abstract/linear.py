@@ -296,8 +296,8 @@ class ChartBoxes:
                 if sl.boxes is None:
                     yield None, sl.reason
                     continue
-                body: dict[str, Any] = slice_boxes.certificate_body(chart.phi, mats, readout, sl, right,
-                                                    "float32-step" if float32 else "exact")
+                body: dict[str, Any] = slice_boxes.certificate_body(
+                    chart.phi, mats, readout, sl, right, "float32-step" if float32 else "exact")
                 body["inflation"] = pad
                 if rounding is not None:
                     body["model32"] = {"matrices": exact_qs(_fractions(rounding.mats32)),
