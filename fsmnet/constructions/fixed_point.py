@@ -169,6 +169,11 @@ def compile_fixed_point(automaton: Automaton, *, seed: int = 0, attempts: int = 
         or when no S in ``attempts`` tries gives a proved radius < 1 for every
         letter (the message names the best radius found).
     """
+    from fsmnet.constructions.fixed_point_reset import compile_fixed_point_reset, letter_kinds
+
+    kinds = letter_kinds(automaton)
+    if kinds is not None and any(k is not None for k in kinds):  # resets: carried by contraction
+        return compile_fixed_point_reset(automaton)
     perms = _permutations(automaton)
     n = automaton.n_states
     signs = [1 if round(np.linalg.det(p)) > 0 else -1 for p in perms]
