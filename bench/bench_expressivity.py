@@ -1,7 +1,7 @@
 """Cost of ``fsmnet expressivity`` against the number of states, per architecture.
 
 Run from the repository root:
-    python bench/bench_expressivity.py [--big] [--skip ARCH,ARCH]
+    python bench/bench_expressivity.py [--big | --only-big] [--letters] [--cells] [--skip ARCH,ARCH]
 
 For each automaton (group word problems with generator letters, and random
 machines) and each registered architecture, prints the wall time of its
@@ -23,11 +23,12 @@ from fsmnet.constructions import compile_automaton
 from fsmnet.decide.expressivity import expressivity
 from fsmnet.proofs.product import explore_product
 
-SMALL = ["alternating:4,gens", "symmetric:4,gens", "alternating:5,gens", "symmetric:5,gens",
-         "symmetric:5"]
+SMALL = ["alternating:4,gens", "symmetric:4,gens", "alternating:5,gens", "symmetric:5,gens"]
 # --skip ARCH[,ARCH]: leave classes out (e.g. one whose construction is being reworked).
 SKIP = set(sys.argv[sys.argv.index("--skip") + 1].split(",")) if "--skip" in sys.argv else set()
 BIG = ["symmetric:6,gens", "random:n=1000,k=3,seed=1,classes=4"]
+# --letters: S5 with all 120 elements as letters (the other benches use 2 generators).
+LETTERS = ["symmetric:5"]
 
 
 def row(spec: str) -> None:
@@ -39,6 +40,8 @@ def row(spec: str) -> None:
         t0 = time.perf_counter()
         verdict = expressivity(m, [arch])[0].verdict
         cells.append(f"{arch}={time.perf_counter() - t0:.2f}s({verdict[:4]})")
+        if "--cells" in sys.argv:  # one line per class, as soon as it is known
+            print(f"  {spec} {cells[-1]}", flush=True)
     print(f"{spec:38s} n={m.n_states:4d} k={m.n_symbols:3d}  " + " ".join(cells), flush=True)
 
 
@@ -58,10 +61,14 @@ def baseline(spec: str) -> None:
 
 
 if __name__ == "__main__":
-    for spec in SMALL:
-        row(spec)
-    for spec in SMALL[:3]:
-        baseline(spec)
-    if "--big" in sys.argv:
+    if "--only-big" not in sys.argv:
+        for spec in SMALL:
+            row(spec)
+        for spec in SMALL[:3]:
+            baseline(spec)
+    if "--big" in sys.argv or "--only-big" in sys.argv:
         for spec in BIG:
+            row(spec)
+    if "--letters" in sys.argv:
+        for spec in LETTERS:
             row(spec)
