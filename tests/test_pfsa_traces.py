@@ -117,6 +117,10 @@ def test_training_experiment_is_deterministic():
     assert {k: v for k, v in first.items() if k != "seconds"} == \
         {k: v for k, v in second.items() if k != "seconds"}
     assert 0 <= first["acc40"] <= 1 and 0 <= first["acc400"] <= 1
+    hidden = module.run("deltanet-neg", 1, steps=2, eval_traces=4, hidden=0.3)
+    assert hidden == {**module.run("deltanet-neg", 1, steps=2, eval_traces=4, hidden=0.3),
+                      "seconds": hidden["seconds"]}
+    assert 1 / 3 < module.ideal(1, 0.3, 40, 4, 0) <= 1
 
 
 def test_trace_network_is_proved_for_every_length():
