@@ -65,6 +65,20 @@ def _rights(net: Network, automaton: Automaton) -> dict[int, int] | None:
     return right
 
 
+def _product_budget(net: Network, max_states: int) -> int:
+    """A short exact exploration for noisy weights (their states never repeat, and
+    each exact step of a 64-dimensional state is costly); the full budget for
+    weights with small denominators (compiled networks, whose states close)."""
+    from fractions import Fraction
+
+    import numpy as np
+
+    floats = [a for a in net.params.values() if a.dtype == np.float64]
+    sample = np.concatenate([a.ravel() for a in floats])[:4096] if floats else np.zeros(0)
+    noisy = any(Fraction(float(x)).denominator > 2**20 for x in sample)
+    return min(max_states, 20) if noisy and net.exact is None else max_states
+
+
 def prove_invariant(net: Network, automaton: Automaton, *, float32: bool = False,
                     network_path: str | None = None, seed: int = 0
                     ) -> tuple[dict[str, Any] | None, str, list[list[int]]]:
@@ -126,7 +140,7 @@ def certify(spec: Any, net: Network, *, float32: bool = False, certificate: str 
         return CertifyResult(verdict, method, seconds=time.perf_counter() - start,
                              details=details, **kw)
 
-    product = explore_product(net, automaton, max_states=max_states)
+    product = explore_product(net, automaton, max_states=_product_budget(net, max_states))
     if product.status == "mismatch" and product.word is not None:
         cex = confirm(net, automaton, product.word)
         if cex is not None:
