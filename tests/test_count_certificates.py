@@ -284,3 +284,28 @@ def test_block_certificate_with_a_wrong_readout_is_rejected(tmp_path):
     flat[0] = "-5" if flat[0] != "-5" else "5"
     with pytest.raises(CertificateError):
         check_certificate(bad)
+
+
+def test_a_claim_only_z3_proves_is_named_and_gets_no_certificate(tmp_path):
+    # score(True) − score(False) on the tail type is (x² − xy + y²)/4: positive on
+    # (0, 1]², but its Bernstein coefficient at β = (1, 1) is −1/(4d²) < 0 at every
+    # degree (d, d) (only α = (1, 1) ≤ β contributes), so no Bernstein certificate
+    # exists and only Z3 closes it.
+    from fsmnet.nets import Network
+    from fsmnet.proofs.count_certificate import bernstein_degrees
+
+    q = Fraction(1, 4)
+    assert bernstein_degrees({(2, 0): q, (1, 1): -q, (0, 2): q}, False, 2) is None
+    net = Network(arch="bilinear-positive-diag",
+                  params={"diag": np.array([[0.25, 0.5, 1.0], [1.0, 0.5, 0.25]]),
+                          "h0": np.ones(3), "readout": np.array([[1.0, -1.0, 1.0],
+                                                                 [0.0, 0.0, 0.0]])},
+                  symbols=["a", "b"], labels=[True, False])
+    always = machine([[0], [0]], [True])
+    assert agrees(net, always, 6)
+    cert = tmp_path / "c.json"
+    result = verify(always, net, max_states=50, certificate=str(cert))
+    assert result.verdict == "proved" and result.method == "count-abstraction"
+    assert len(result.details["rests_on_z3"]) == 1
+    assert "Z3" in result.details["certificate_error"]
+    assert not cert.exists()
