@@ -24,6 +24,7 @@ class Bounded:
     proved_length: int  # every word of length ≤ proved_length agrees
     word: list[int] | None  # a shortest disagreeing word, if one was met
     pairs: int  # distinct pairs checked
+    closed: bool = False  # no new pair at the last length: every length is checked
 
 
 def bounded_exploration(net: Network, automaton: Automaton, *, max_pairs: int = 4000,
@@ -56,5 +57,5 @@ def bounded_exploration(net: Network, automaton: Automaton, *, max_pairs: int = 
                     return Bounded(length, None, len(seen))
         level = nxt
         length += 1
-    # Closed (no new pairs): every length agrees; the caller has a proof elsewhere.
-    return Bounded(length if level else max_length, None, len(seen))
+    # Closed (no new pairs): every length agrees — the exact product closed.
+    return Bounded(length if level else max_length, None, len(seen), closed=not level)

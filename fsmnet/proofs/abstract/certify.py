@@ -76,7 +76,10 @@ def _product_budget(net: Network, max_states: int) -> int:
     floats = [a for a in net.params.values() if a.dtype == np.float64]
     sample = np.concatenate([a.ravel() for a in floats])[:4096] if floats else np.zeros(0)
     noisy = any(Fraction(float(x)).denominator > 2**20 for x in sample)
-    return min(max_states, 20) if noisy and net.exact is None else max_states
+    from fsmnet.nets.linear import LinearRecurrence
+
+    linear = isinstance(net.semantics, LinearRecurrence)  # max/min steps cost nothing
+    return min(max_states, 20) if noisy and linear and net.exact is None else max_states
 
 
 def prove_invariant(net: Network, automaton: Automaton, *, float32: bool = False,
@@ -185,6 +188,14 @@ def certify(spec: Any, net: Network, *, float32: bool = False, certificate: str 
         if cex is not None:
             return done("refuted", "bounded", counterexample=cex,
                         proved_length=bounded.proved_length)
+    if bounded.closed and not float32:  # the exact states closed after all: a proof
+        product = explore_product(net, automaton, max_states=max_pairs + 1)
+        if product.status == "closed":
+            if certificate is not None:
+                write_certificate(build_certificate(net, automaton, product,
+                                                    network_path=network_path), certificate)
+                details["certificate"] = certificate
+            return done("proved", "exact-product", domain="exact-states")
     details["bounded"] = (f"exact exploration by length, equal states merged: "
                           f"{bounded.pairs} distinct pairs")
     if float32:
