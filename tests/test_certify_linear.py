@@ -146,3 +146,17 @@ def test_float32_certificate_covers_rounding_and_binds_the_float32_model(tmp_pat
     m["model32"]["matrices"][0][0][0] = "1/3"
     with pytest.raises(CertificateError):
         check_certificate(m)
+
+
+def test_chart_functional_stays_positive_when_its_largest_entry_is_negative() -> None:
+    # Regression: dividing by a negative pivot flipped φ, making it negative on
+    # every state (a trained flip-flop net).  Independent: the dot product itself.
+    import numpy as np
+
+    from fsmnet.proofs.abstract.linear import choose_chart
+
+    points = [np.array([1.0, -2.0]), np.array([0.9, -2.1])]
+    chart = choose_chart(points)
+    assert chart is not None
+    phi = np.array([float(x) for x in chart.phi])
+    assert all(p @ phi > 0 for p in points)

@@ -74,7 +74,9 @@ def choose_chart(points: list[np.ndarray]) -> Chart | None:
         if res.status != 0 or -res.fun <= 1e-9:
             return None
         phi = res.x[:n]
-    pivot = int(np.argmax(np.abs(phi)))
+    pivot = int(np.argmax(phi))  # the largest *positive* entry: dividing keeps φ's sign
+    if phi[pivot] <= 0:
+        return None
     phi = phi / phi[pivot]
     exact = [Fraction(round(float(x) * 2**20), 2**20) for x in phi]
     exact[pivot] = Fraction(1)
