@@ -21,7 +21,7 @@ from fsmnet.proofs.product import freeze
 
 @dataclass(frozen=True)
 class Bounded:
-    proved_length: int  # every word of length ≤ proved_length agrees
+    proved_length: int  # every word of length ≤ proved_length agrees (all, when closed)
     word: list[int] | None  # a shortest disagreeing word, if one was met
     pairs: int  # distinct pairs checked
     closed: bool = False  # no new pair at the last length: every length is checked
@@ -58,4 +58,4 @@ def bounded_exploration(net: Network, automaton: Automaton, *, max_pairs: int = 
         level = nxt
         length += 1
     # Closed (no new pairs): every length agrees — the exact product closed.
-    return Bounded(length if level else max_length, None, len(seen), closed=not level)
+    return Bounded(length, None, len(seen), closed=not level)

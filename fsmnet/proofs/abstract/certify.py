@@ -199,5 +199,7 @@ def certify(spec: Any, net: Network, *, float32: bool = False, certificate: str 
     details["bounded"] = (f"exact exploration by length, equal states merged: "
                           f"{bounded.pairs} distinct pairs")
     if float32:
-        details["note"] = "the bounded length is for exact arithmetic"
+        details["note"] = ("the bounded length is for exact arithmetic" + (
+            ", where the exact states closed (a proof for every length); float32 "
+            "execution is not proved" if bounded.closed else ""))
     return done("unknown", "bounded", proved_length=bounded.proved_length)
