@@ -6,7 +6,9 @@ the *step semantics* of a linear recurrence run in float32,
     g = fl(A32 · h),   h' = fl(g / max_i |g_i|),   label = first argmax fl(R32 · h),
 
 where A32 and R32 are the float32 roundings (to nearest) of the exact model,
-h0 is rounded to float32 and normalized in float32, and every dot product may
+h0 is rounded to float32 and normalized in float32 (assumed: the file's
+largest |h0| entry is at least 2⁻⁸, so its underflow stays below 2⁻¹⁴⁰ of the
+normalized state), and every dot product may
 be summed in **any order**, with or without fused multiply-add, with gradual
 underflow (Higham's bound |fl(a·h) − a·h| ≤ γ_n |a|·|h| with γ_n = nu/(1 − nu),
 u = 2⁻²⁴, plus 2⁻¹⁵⁰ per product for underflow).  Outward rounding: every

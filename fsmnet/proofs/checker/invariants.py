@@ -41,6 +41,9 @@ from .core import CertificateError, _automaton_table, _frac, _mat, _same_label, 
 
 U32 = Fraction(1, 2**24)  # unit roundoff of float32
 TINY = Fraction(1, 2**149)  # smallest float32 subnormal
+# Underflow in rounding h0 to float32 and normalizing it, relative to the normalized
+# state; assumes the file's largest |h0| entry is at least 2^-8 (documented).
+H0_ABS = Fraction(1, 2**140)
 
 
 def _gamma(n: int) -> Fraction:
@@ -153,8 +156,9 @@ def _check_chart(cert: dict[str, Any]) -> str:
     # 2. the initial state (a box of h0's float32 roundings, up to a common scale)
     _, lo0, hi0 = boxes[i0]
     g2 = _gamma(2) if f32 else Fraction(0)
-    h_lo = [x - g2 * abs(x) for x in h0]
-    h_hi = [x + g2 * abs(x) for x in h0]
+    eta = H0_ABS if f32 else Fraction(0)
+    h_lo = [x - g2 * abs(x) - eta for x in h0]
+    h_hi = [x + g2 * abs(x) + eta for x in h0]
     funcs = [([Fraction(int(j == p)) for j in range(dim)], True)]
     for i in range(dim):
         if i != p:
@@ -297,7 +301,9 @@ def _check_slice(cert: dict[str, Any]) -> str:
     # h0 (for float32-step: every rounding of it, a box up to a common scale) in K_q0
     _, lo0, hi0 = boxes[i0]
     g2 = _gamma(2) if f32 else Fraction(0)
-    h_lo, h_hi = [x - g2 * abs(x) for x in h0], [x + g2 * abs(x) for x in h0]
+    eta = H0_ABS if f32 else Fraction(0)
+    h_lo = [x - g2 * abs(x) - eta for x in h0]
+    h_hi = [x + g2 * abs(x) + eta for x in h0]
     if _lin_min(phi, h_lo, h_hi) <= 0:
         raise CertificateError("φ is not positive at h0")
     for k in range(dim):
