@@ -38,3 +38,31 @@ def test_trained_parity_that_did_not_generalize_is_refuted() -> None:
     word = result.counterexample.word
     # independent: the exact reference evaluator against the automaton
     assert net.output_of(word, exact=True) != fsmnet.load("parity").output_of(word)
+
+
+def test_trained_certificate_rejects_mutated_networks_and_states(tmp_path) -> None:
+    import copy
+
+    import numpy as np
+
+    from fsmnet.proofs.checker import CertificateError
+
+    net = _trained("flipflop", "minmax-dense")
+    file = tmp_path / "net.safetensors"
+    net.save(file)
+    path = tmp_path / "c.json"
+    assert fsmnet.certify("flipflop", net, certificate=str(path),
+                          network_path=str(file)).verdict == "proved"
+    cert = json.loads(path.read_text())
+    assert check_certificate(cert, str(file)).startswith("valid")
+    r = np.array(net.params["R"])
+    r[0, 0, 0] += 0.5
+    other = tmp_path / "mutant.safetensors"
+    net.with_params(R=r).save(other)
+    with pytest.raises(CertificateError):  # a mutated network never passes
+        check_certificate(cert, str(other))
+    for i in range(len(cert["states"])):
+        m = copy.deepcopy(cert)
+        m["states"][i][0] = "1000001/1000"
+        with pytest.raises(CertificateError):
+            check_certificate(m)
