@@ -8,7 +8,10 @@ import json
 EPILOG = """\
 The checker (fsmnet/proofs/checker/) imports nothing from the prover and
 re-derives every transition and readout of the certificate in exact
-rationals. exit codes: 0 valid, 1 invalid claim, 2 unreadable input.
+rationals. With --network, the file must be the certified one: the same
+SHA-256, and the model that fsmnet derives from its tensors must equal the
+certificate's model exactly. exit codes: 0 valid, 1 invalid claim, 2
+unreadable input.
 
 example:
   fsmnet check cert.json --network net.safetensors
@@ -20,7 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description=__doc__, epilog=EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("cert", metavar="CERT.json", help="the certificate ('-': standard input)")
-    p.add_argument("--network", metavar="NET", help="also check the network file's SHA-256")
+    p.add_argument("--network", metavar="NET",
+                   help="also check that the certificate is about this file: its SHA-256, "
+                        "and its tensors against the certificate's model")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=handle)
 
@@ -31,6 +36,12 @@ def handle(args: argparse.Namespace) -> int:
     cert = _read_certificate(args.cert)
     try:
         summary = check_certificate(cert, args.network)
+        if args.network is not None:
+            # The checker proved the claim about the certificate's model; this ties
+            # the model to the file's tensors, not only to the digest it states.
+            from fsmnet.proofs.certificate import check_model_against_file
+
+            check_model_against_file(cert, args.network)  # type: ignore[arg-type]
     except CertificateError as exc:
         if args.json:
             print(json.dumps({"valid": False, "reason": str(exc)}))

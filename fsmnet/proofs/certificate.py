@@ -6,8 +6,10 @@ A certificate restates everything the independent checker
 matrices, h0 and readout (for linear-recurrence networks), the reached network
 states, the (state, automaton state) pairs, and the transition of every pair
 on every symbol.  The checker re-derives each transition and each readout
-itself; it trusts nothing but this file (and, when given, the network file,
-whose tensors it compares with the certificate's model).
+itself; it trusts nothing but this file.  With a network file, the checker
+compares the file's SHA-256 with the one stated, and :func:`check_model_against_file`
+(run by ``fsmnet check --network``) compares the model fsmnet derives from the
+file's tensors with the certificate's model, value by value.
 """
 
 from __future__ import annotations
@@ -15,12 +17,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from fractions import Fraction
 from typing import Any
 
 from fsmnet.automata import Automaton
 from fsmnet.errors import FsmnetError
 from fsmnet.nets import Network
-from fsmnet.proofs.certificate_models import certificate_form, exact_qs
+from fsmnet.proofs.certificate_models import certificate_form, exact_qs, linear_model
 from fsmnet.proofs.product import ProductExploration
 
 CERTIFICATE_FORMAT = "fsmnet-certificate"
@@ -107,3 +110,71 @@ def count_certificate(net: Network, automaton: Automaton, payload: dict[str, Any
     starts, periods and bases, and a Bernstein degree per (count type, rival)."""
     cert = _common(net, automaton, "count-abstraction", payload["model"], network_path)
     return {**cert, "letters": payload["letters"], "types": payload["types"]}
+
+
+def _exact_tree(obj: Any) -> Any:
+    """JSON with every rational string read as a Fraction, for value comparison."""
+    if isinstance(obj, dict):
+        return {k: _exact_tree(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_exact_tree(v) for v in obj]
+    if isinstance(obj, str):
+        try:
+            return Fraction(obj)
+        except (ValueError, ZeroDivisionError):
+            return obj
+    return obj
+
+
+def file_model(cert: dict[str, Any], network_path: str) -> dict[str, Any]:
+    """The model fsmnet derives from the network file, in the form the certificate uses.
+
+    The stdlib checker proves the claim about the certificate's *model*; this is
+    what ties that model to the file's tensors (the checker alone compares only
+    the file's SHA-256, which the certificate itself states).
+    """
+    from fsmnet.nets import load_network
+
+    net = load_network(network_path)
+    network = cert["network"]
+    model = network.get("model")
+    if model is None and "matrices" in network:  # belief-tracking certificates
+        linear = linear_model(net)
+        return {"h0": linear["h0"], "matrices": linear["matrices"],
+                "readout": linear["readout"]}
+    if isinstance(model, dict) and model.get("type") == "diagonal-channels":
+        from fsmnet.proofs.count_certificate import channels, elem_json
+
+        m, lam, h0, weights = channels(net)
+        return {"type": "diagonal-channels", "field_order": m,
+                "multipliers": [[elem_json(x) for x in row] for row in lam],
+                "h0": [elem_json(x) for x in h0],
+                "readout": [[elem_json(x) for x in row] for row in weights]}
+    return certificate_form(net).model(net)
+
+
+def check_model_against_file(cert: dict[str, Any], network_path: str) -> None:
+    """Raise :class:`~fsmnet.proofs.checker.CertificateError` unless the certificate's
+    network model has exactly the values fsmnet derives from the network file."""
+    from fsmnet.proofs.checker import CertificateError
+
+    network = cert.get("network") if isinstance(cert, dict) else None
+    if not isinstance(network, dict):
+        return  # a witness: it is about the automaton, not a network
+    if network.get("arch") is not None:
+        from fsmnet.nets import load_network
+
+        actual = load_network(network_path).arch
+        if network["arch"] != actual:
+            raise CertificateError(f"the certificate is about a {network['arch']} network, "
+                                   f"the file holds a {actual} network")
+    try:
+        expected = file_model(cert, network_path)
+    except FsmnetError as exc:
+        raise CertificateError(f"cannot derive the certified model from the file: {exc}") from None
+    stated = network.get("model")
+    if stated is None:
+        stated = {k: network.get(k) for k in expected}
+    if _exact_tree(stated) != _exact_tree(expected):
+        raise CertificateError("the certificate's network model differs from the network "
+                               "file's tensors")
