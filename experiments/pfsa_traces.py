@@ -20,16 +20,19 @@ command a hidden coin swap with probability P and adds the ideal reader
 from __future__ import annotations
 
 import argparse
+import functools
 import time
 
 import numpy as np
 
 
-def _alphabet(hidden: float) -> list[str]:
+@functools.lru_cache(maxsize=2)
+def _alphabet(hidden: float) -> tuple[str, ...]:
     from fsmnet.automata.repl_pfsa import trace_pfsa
     from fsmnet.automata.repl_traces import trace_automaton
 
-    return list(trace_pfsa(3).symbols if hidden else trace_automaton(3).symbols)
+    # Cached: building the 108-state PFSA (exact kernel) per batch would dominate.
+    return tuple(trace_pfsa(3).symbols if hidden else trace_automaton(3).symbols)
 
 
 def _data(n_lines: int, spacing: int, count: int, seed: int, hidden: float = 0.0
