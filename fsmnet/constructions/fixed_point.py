@@ -51,7 +51,11 @@ def _int_det(m: list[list[int]]) -> int:
 _PROOF_LIMIT = 32
 """Largest hidden size whose radius is proved (A_5 on 60 states took over 6 minutes
 in Schur-Cohn alone on 2 shared cores)."""
-_EXACT_CHAIN = 12
+_SEARCH_BUDGET = 120
+"""Letter searches (one Λ each) over all attempts: a deterministic work bound.  The
+tests' families need at most 56 (shellgame:3); A4's 12 letters used to take 720,
+about 200 s of the hierarchy, and still failed."""
+_EXACT_CHAIN = 8
 """Up to this size the chain search is exact and exhaustive (2^n subsets)."""
 
 
@@ -168,8 +172,30 @@ def _proved_stable(lam: list[Fraction], b: np.ndarray) -> bool:
     rows = [[ZZ((1 << e) * int(i == j) - scaled[i] * int(b[i, j])) for j in range(n)]
             for i in range(n)]
     top_first = DomainMatrix(rows, (n, n), ZZ).charpoly()  # c_n .. c_0
-    coeffs = [Fraction(int(c), 1 << (e * (n - k))) for k, c in enumerate(reversed(top_first))]
-    return schur_stable(coeffs)
+    # 2^(En) det(zI − M) has the integer coefficients c_k 2^(Ek).
+    return _schur_stable_int([int(c) << (e * k) for k, c in enumerate(reversed(top_first))])
+
+
+def _schur_stable_int(coeffs: list[int]) -> bool:
+    """Schur-Cohn (as ``schur_stable``) on integer coefficients a_0..a_d, dividing
+    each reduced polynomial by the gcd of its coefficients (a positive factor,
+    same roots): in Fractions the digits double with every step."""
+    from math import gcd
+
+    a = list(coeffs)
+    while len(a) > 1 and a[-1] == 0:
+        a.pop()
+    while len(a) > 1:
+        d = len(a) - 1
+        if abs(a[0]) >= abs(a[d]):
+            return False
+        a = [a[d] * a[i] - a[0] * a[d - i] for i in range(1, d + 1)]
+        g = 0
+        for x in a:
+            g = gcd(g, x)
+        if g > 1:
+            a = [x // g for x in a]
+    return True
 
 
 def _dyadic(x: float) -> Fraction:
@@ -259,13 +285,18 @@ def compile_fixed_point(automaton: Automaton, *, seed: int = 0, attempts: int = 
         reps.append(r)
     rng = np.random.default_rng(seed)
     best: tuple[int, float] = (-1, float("inf"))  # (letters proved, their worst radius)
+    searches = tried = 0
     for _ in range(max(1, attempts)):
+        if searches >= _SEARCH_BUDGET:
+            break
+        tried += 1
         s, s_inv = _unimodular(size, rng)
         lambdas: list[list[Fraction]] = []
         radii: list[float] = []
         for r in reps:
             b = s @ r.T @ s_inv  # A⁻¹ = S R⁻¹ S⁻¹, R orthogonal, integral
             found = _letter_lambda(b, rng)
+            searches += 1
             if found is None:
                 break
             lambdas.append(found[0])
@@ -276,7 +307,7 @@ def compile_fixed_point(automaton: Automaton, *, seed: int = 0, attempts: int = 
         if score[0] > best[0] or (score[0] == best[0] and score[1] < best[1]):
             best = score
     raise NotExpressible(f"fixed-point: no conjugated encoding with a proved spectral radius "
-                         f"< 1 for every letter was found in {attempts} attempts (seed {seed}); "
+                         f"< 1 for every letter was found in {tried} attempts (seed {seed}); "
                          f"best attempt: {best[0]} of {len(reps)} letters proved, worst radius "
                          f"among them {best[1]:.4g}")
 
