@@ -3,7 +3,6 @@ and rejected when edited by hand."""
 
 import copy
 import json
-import re
 
 import numpy as np
 import pytest

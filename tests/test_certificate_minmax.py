@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 import fsmnet
 from fsmnet.automata import Automaton, load
 from fsmnet.cli import main
-from fsmnet.proofs.checker import models as checker_models
 from fsmnet.proofs.checker import CertificateError, check_certificate
+from fsmnet.proofs.checker import models as checker_models
 from fsmnet.proofs.verifier import verify
 from fsmnet.testing.strategies import automata
 

@@ -9,8 +9,8 @@ import pytest
 from bilinear_helpers import expected_trace
 
 import fsmnet
-from fsmnet.cli import main
 from fsmnet.archs import ids as registered_ids
+from fsmnet.cli import main
 from fsmnet.nets import load_network
 
 

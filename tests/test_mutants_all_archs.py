@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import fsmnet
-from fsmnet.automata import Automaton, load
 from fsmnet.archs import ids as registered_ids
+from fsmnet.automata import Automaton, load
 from fsmnet.errors import FsmnetError
 from fsmnet.nets.alignment import align_alphabet
 from fsmnet.proofs.verifier import verify
