@@ -37,7 +37,7 @@ SYMBOLS = {"possible": "✓", "impossible": "✗", "unknown": "?"}
 @dataclass(frozen=True)
 class Cell:
     task: str
-    spec: str
+    spec: Any  # a SPEC string, or a spec dict (a task read from standard input)
     arch: str
     verdict: str
     reason: str
@@ -65,7 +65,7 @@ def _size_note(size: dict[str, Any] | None) -> str:
     return f"H={size.get('hidden')}"
 
 
-def build_hierarchy(tasks: Sequence[tuple[str, str]] = TASKS,
+def build_hierarchy(tasks: Sequence[tuple[str, Any]] = TASKS,
                     archs: Sequence[str] | None = None, *, length: int = 1_000_000,
                     progress: Callable[[str], None] | None = None) -> Hierarchy:
     """Compute every cell; ``length`` = 0 skips the long runs."""
@@ -86,7 +86,7 @@ def build_hierarchy(tasks: Sequence[tuple[str, str]] = TASKS,
     return table
 
 
-def _cell(label: str, spec: str, r: ExpressivityResult, accuracy: float | None,
+def _cell(label: str, spec: Any, r: ExpressivityResult, accuracy: float | None,
           length: int | None) -> Cell:
     return Cell(label, spec, r.arch, r.verdict, r.reason, r.size, r.witness, accuracy, length)
 

@@ -145,7 +145,10 @@ def file_model(cert: dict[str, Any], network_path: str) -> dict[str, Any]:
     if isinstance(model, dict) and model.get("type") == "diagonal-channels":
         from fsmnet.proofs.count_certificate import channels, elem_json
 
-        m, lam, h0, weights = channels(net)
+        form = channels(net)
+        if form is None:
+            raise FsmnetError(f"a {net.arch} network has no diagonal channels")
+        m, lam, h0, weights = form
         return {"type": "diagonal-channels", "field_order": m,
                 "multipliers": [[elem_json(x) for x in row] for row in lam],
                 "h0": [elem_json(x) for x in h0],

@@ -134,7 +134,7 @@ def one_hot_model(net: Network) -> _StateModel | None:
     from fsmnet.nets.linear import LinearRecurrence
 
     sem = net.semantics
-    cls = type(sem)
+    cls: Any = type(sem)
     if not isinstance(sem, LinearRecurrence) or any(
             getattr(cls, name) is not getattr(LinearRecurrence, name)
             for name in ("initial_state", "step", "readout", "readout_matrix", "matrices")):
