@@ -107,7 +107,7 @@ def _greedy_chain(b: np.ndarray) -> list[int] | None:
         if not schur[best] > 1e-9 * scale:
             return None
         order.append(left.pop(best))
-        inv = np.linalg.inv(m[np.ix_(order, order)])
+        inv = np.asarray(np.linalg.inv(m[np.ix_(order, order)]), dtype=np.float64)
     return order
 
 

@@ -79,7 +79,7 @@ def scalar_coordinate(x: Any, k: int) -> Any:
 
 def link_names(params: Mapping[str, np.ndarray]) -> list[str]:
     """The prefix-link tensors ``link0, link1, ...`` a cascade carries (none: mixed radix)."""
-    names = []
+    names: list[str] = []
     while f"link{len(names)}" in params:
         names.append(f"link{len(names)}")
     return names
