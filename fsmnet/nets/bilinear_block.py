@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -102,59 +102,5 @@ class BlockBilinear:
             r = net.cached("readout_exact", lambda: to_fractions(net.params["readout"]))
             return _argmax_exact(contract(r, state))
         return int(np.argmax(contract(net.params["readout"], state)))
-
-    def torch_module(self, net: Network) -> Any:
-        m = block_count(net.params)
-        return _module_class()(self.matrices(net, False),
-                               [net.params[f"h0.{i}"] for i in range(m)], net.params["readout"])
-
-
-def _module_class() -> Any:
-    """The torch module class, defined on first use so that torch is imported lazily."""
-    import torch
-
-    class BlockModule(torch.nn.Module):
-        """Blocks h_i ← A_i[x_t] h_i (each renormalized); multilinear readout.
-
-        ``forward(words)`` takes (batch, length) int64 symbol indices and
-        returns the readout index after every prefix, shape (batch, length + 1);
-        ``scores`` returns the class scores themselves, for training.
-        """
-
-        def __init__(self, matrices: list[np.ndarray], h0: list[np.ndarray],
-                     readout: np.ndarray) -> None:
-            super().__init__()
-            f64 = torch.float64
-            self.A = torch.nn.ParameterList(
-                [torch.nn.Parameter(torch.tensor(np.asarray(a), dtype=f64)) for a in matrices])
-            self.h0 = torch.nn.ParameterList(
-                [torch.nn.Parameter(torch.tensor(np.asarray(h), dtype=f64)) for h in h0])
-            self.readout = torch.nn.Parameter(torch.tensor(np.asarray(readout), dtype=f64))
-
-        def _scores(self, hs: list[torch.Tensor]) -> torch.Tensor:
-            s = self.readout.unsqueeze(0)
-            for h in reversed(hs):
-                s = (s * h.reshape(h.shape[0], *([1] * (s.dim() - 2)), h.shape[1])).sum(-1)
-            return s
-
-        def scores(self, words: torch.Tensor) -> torch.Tensor:
-            batch, length = words.shape
-            hs = [h.expand(batch, -1) for h in self.h0]
-            out = [self._scores(hs)]
-            for t in range(length):
-                nxt = []
-                for a, h in zip(self.A, hs):
-                    h = torch.einsum("bij,bj->bi", a[words[:, t]], h)
-                    # Positive rescaling of one block changes no argmax.
-                    nxt.append(h / h.abs().amax(dim=1, keepdim=True).clamp_min(1e-300))
-                hs = nxt
-                out.append(self._scores(hs))
-            return torch.stack(out, dim=1)
-
-        def forward(self, words: torch.Tensor) -> torch.Tensor:
-            return self.scores(words).argmax(dim=-1)
-
-    return BlockModule
-
 
 BLOCK = BlockBilinear()

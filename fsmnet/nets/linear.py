@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -89,13 +89,6 @@ class LinearRecurrence:
     def readout(self, net: Network, state: np.ndarray, exact: bool) -> int:
         scores = self.readout_matrix(net, exact).dot(state)
         return int(np.argmax(scores)) if not exact else _argmax_exact(scores)
-
-    # --------------------------------------------------------------- torch
-    def torch_module(self, net: Network) -> Any:
-        from fsmnet.nets.torch_linear import LinearRecurrenceModule
-
-        return LinearRecurrenceModule(self.matrices_float(net), net.params["h0"],
-                                      net.params["readout"])
 
 
 def _argmax_exact(scores: np.ndarray) -> int:

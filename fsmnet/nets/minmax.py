@@ -181,11 +181,4 @@ class DenseMinMax:
     def readout(self, net: Network, state: np.ndarray, exact: bool) -> int:
         return first_argmax(maxmin_matvec(net.params["readout"], state))
 
-    def torch_module(self, net: Network) -> Any:
-        from fsmnet.nets.torch_minmax import DenseMinMaxModule
-
-        p = net.params
-        return DenseMinMaxModule(p["R"], p["s"], p["x0"], p["readout"])
-
-
 DENSE = DenseMinMax()

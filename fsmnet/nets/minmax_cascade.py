@@ -264,24 +264,6 @@ class MinMaxCascade:
         code = lay.prefix_indices(self.coordinates(net, state))[-1]
         return int(net.params["readout"][code])
 
-    def torch_module(self, net: Network) -> Any:
-        from fsmnet.nets.torch_minmax import CascadeMinMaxModule
-
-        lay = self.layout(net)
-        if lay.linked:
-            from fsmnet.errors import FsmnetError
-
-            raise FsmnetError(f"{net.arch}: torch export of a prefix-indexed cascade "
-                              f"(format version 2) is not available yet")
-        p = net.params
-        tables = []
-        for u in range(lay.n_units):
-            if lay.kinds[u] == SCALAR_KIND:
-                tables.append((p[f"unit{u}_r"], p[f"unit{u}_s"], p[f"unit{u}_x0"]))
-            else:
-                tables.append((p[f"unit{u}_R"], p[f"unit{u}_s"], p[f"unit{u}_x0"]))
-        return CascadeMinMaxModule(lay.sizes, lay.kinds, lay.above, tables, p["readout"])
-
 
 def levelwise_unit_traces(net: Network, word: Sequence[int] | np.ndarray) -> list[np.ndarray]:
     """Every unit's state after every prefix, computed level by level with scans.
