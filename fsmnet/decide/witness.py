@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
+import numpy as np
+
 from fsmnet.automata import Automaton, access_words, distinguishing_word
 
 
@@ -38,27 +40,58 @@ def separating_word(m: Automaton, p: int, q: int) -> list[int] | None:
     return None if found is None else [int(x) for x in m.encode(found[0])]
 
 
+def separation_lengths(m: Automaton) -> np.ndarray:
+    """``d[p, q]``: the length of a shortest word separating p and q (a large sentinel
+    when they are equivalent), for all pairs at once.
+
+    Backward over the pair graph: d = 0 where the outputs differ, and
+    d[p, q] = 1 + min_a d[p·a, q·a]; one vectorized round per length, so the
+    cost is O(n² |Σ|) a round instead of one product search per pair.
+    """
+    never = np.iinfo(np.int64).max // 4
+    out = m.output_ids
+    d = np.where(out[:, None] != out[None, :], 0, never).astype(np.int64)
+    delta = np.asarray(m.delta)
+    while True:
+        new = d.copy()
+        for row in delta:  # one symbol at a time: n² memory, not |Σ|·n²
+            np.minimum(new, d[row[:, None], row[None, :]] + 1, out=new)
+        if np.array_equal(new, d):
+            return d
+        d = new
+    return d  # pragma: no cover - the loop returns
+
+
 def equal_counts_witness(automaton: Automaton) -> Witness | None:
-    """Shortest p·ab·s vs p·ba·s with different outputs, or None if commutative."""
+    """Shortest p·ab·s vs p·ba·s with different outputs, or None if commutative.
+
+    Among the shortest, the first in the order (state reached by p, a, b) wins;
+    the separation lengths of all pairs are computed once (:func:`separation_lengths`).
+    """
     m = automaton.minimal()
     access = access_words(m)
+    never = np.iinfo(np.int64).max // 4
+    dist = separation_lengths(m)
+    reach = [q for q in range(m.n_states) if access[q] is not None]
+    delta = np.asarray(m.delta)
     best: tuple[int, list[int], list[int]] | None = None
-    for q in range(m.n_states):
+    for q in reach:
         pre = access[q]
-        if pre is None:
+        assert pre is not None
+        after = delta[:, q]                      # q·a for every a
+        x = delta[:, after].T                    # x[a, b] = q·a·b
+        y = x.T                                  # y[a, b] = q·b·a
+        cost = dist[x, y]
+        cost[np.tril_indices(m.n_symbols)] = never  # a < b only
+        flat = int(np.argmin(cost))
+        if cost.flat[flat] >= never:
             continue
-        for a in range(m.n_symbols):
-            for b in range(a + 1, m.n_symbols):
-                x = int(m.delta[b, m.delta[a, q]])
-                y = int(m.delta[a, m.delta[b, q]])
-                if x == y:
-                    continue
-                suffix = separating_word(m, x, y)
-                if suffix is None:  # cannot happen in a minimal automaton
-                    continue
-                first, second = pre + [a, b] + suffix, pre + [b, a] + suffix
-                if best is None or len(first) < best[0]:
-                    best = (len(first), first, second)
+        total = len(pre) + 2 + int(cost.flat[flat])
+        if best is None or total < best[0]:
+            a, b = divmod(flat, m.n_symbols)
+            suffix = separating_word(m, int(x[a, b]), int(y[a, b]))
+            assert suffix is not None and len(suffix) == int(cost.flat[flat])
+            best = (total, pre + [a, b] + suffix, pre + [b, a] + suffix)
     if best is None:
         return None
     _, first, second = best
