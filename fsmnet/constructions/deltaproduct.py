@@ -23,7 +23,6 @@ docs/constructions-deltaproduct-fixedpoint.md.
 
 from __future__ import annotations
 
-from fractions import Fraction
 from math import gcd
 
 import numpy as np
@@ -185,39 +184,15 @@ def compile_deltaproduct(automaton: Automaton) -> Network:
 def _self_check(automaton: Automaton, keys: np.ndarray, betas: np.ndarray) -> None:
     """Every letter maps e_q to a positive multiple of e_{δ(q, σ)}, checked in Fractions.
 
-    Each factor is I − β k kᵀ/‖k‖² with a key of at most two nonzero entries,
-    so it is applied to a *sparse* exact vector ({index: Fraction}) in O(1):
-    and only to the columns that meet its key: about |Σ|·n_h small updates for
-    permutation letters, instead of dense n-vectors (minutes at 120 states).
-    The arithmetic is the same exact product as :func:`apply_factors`.
+    The product is the semantics' own exact one on sparse columns
+    (:func:`fsmnet.nets.deltaproduct.sparse_householder_columns`): a factor with a
+    two-entry key touches only the columns that meet it, about |Σ|·n_h small
+    updates for permutation letters instead of dense n-vectors (minutes at 120 states).
     """
-    n = automaton.n_states
+    from fsmnet.nets.deltaproduct import sparse_householder_columns
+
     for s in range(automaton.n_symbols):
-        factors = []
-        for key, beta in zip(keys[s], betas[s]):
-            support = [int(i) for i in np.flatnonzero(key)]
-            k = {i: Fraction(float(key[i])) for i in support}
-            norm2 = sum((x * x for x in k.values()), Fraction(0))
-            if float(beta) != 0 and norm2 != 0:
-                factors.append((k, Fraction(float(beta)) / norm2))
-        # All columns at once; ``where[i]`` = the columns with entry i nonzero,
-        # so a factor touches only the (few) columns that meet its key.
-        columns: list[dict[int, Fraction]] = [{q: Fraction(1)} for q in range(n)]
-        where: dict[int, set[int]] = {q: {q} for q in range(n)}
-        for k, scale in factors:
-            for q in set().union(*(where.get(i, set()) for i in k)):
-                column = columns[q]
-                dot = sum((x * column.get(i, 0) for i, x in k.items()), Fraction(0))
-                if not dot:
-                    continue
-                for i, x in k.items():
-                    v = column.get(i, Fraction(0)) - scale * dot * x
-                    if v:
-                        column[i] = v
-                        where.setdefault(i, set()).add(q)
-                    else:
-                        column.pop(i, None)
-                        where.get(i, set()).discard(q)
+        columns = sparse_householder_columns(keys[s], betas[s])
         for q, column in enumerate(columns):
             t = int(automaton.delta[s, q])
             if set(column) != {t} or column[t] <= 0:

@@ -55,12 +55,12 @@ def apply_factors(keys: np.ndarray, betas: np.ndarray, x: np.ndarray) -> np.ndar
     return out
 
 
-def sparse_householder_product(keys: np.ndarray, betas: np.ndarray) -> np.ndarray:
-    """F_{n_h} ··· F_1 in Fractions for keys with few nonzero entries (float inputs).
+def sparse_householder_columns(keys: np.ndarray, betas: np.ndarray
+                               ) -> list[dict[int, Fraction]]:
+    """The columns of F_{n_h} ··· F_1 in Fractions, each as ``{row: value}`` (nonzeros only).
 
-    The same exact product as :func:`householder_product`, column by column on
-    sparse columns: a factor only touches the columns that meet its key, so a
-    product of n transpositions costs O(n), not O(n³).
+    A factor only touches the columns that meet its key, so a product of n
+    transpositions costs O(n), not O(n³).
     """
     hidden = keys.shape[1]
     columns: list[dict[int, Fraction]] = [{q: Fraction(1)} for q in range(hidden)]
@@ -84,6 +84,17 @@ def sparse_householder_product(keys: np.ndarray, betas: np.ndarray) -> np.ndarra
                 else:
                     column.pop(i, None)
                     where.get(i, set()).discard(q)
+    return columns
+
+
+def sparse_householder_product(keys: np.ndarray, betas: np.ndarray) -> np.ndarray:
+    """F_{n_h} ··· F_1 in Fractions for keys with few nonzero entries (float inputs).
+
+    The same exact product as :func:`householder_product`, from
+    :func:`sparse_householder_columns`.
+    """
+    hidden = keys.shape[1]
+    columns = sparse_householder_columns(keys, betas)
     out = np.full((hidden, hidden), Fraction(0), dtype=object)
     for q, column in enumerate(columns):
         for i, v in column.items():
