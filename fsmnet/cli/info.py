@@ -38,12 +38,13 @@ examples:
 
 
 def _epilog() -> str:
-    # The family list comes from another module; tolerate its absence.
-    try:
-        from fsmnet.automata.families import family_help
-    except ImportError:
-        return _EPILOG
-    return _EPILOG + "\n" + family_help() + "\n"
+    from fsmnet.automata.families import family_help
+    from fsmnet.automata.pfsa_families import PFSA_FAMILIES
+
+    pfsa = "\n".join(f"  {text}  [arXiv 2602.14814; docs/pfsa.md]"
+                     for text in PFSA_FAMILIES.values())
+    return (_EPILOG + "\n" + family_help() + "\n\nprobabilistic (PFSA-SR) families:\n"
+            + pfsa + "\n")
 
 
 DEFAULT_MAX_CELLS = 200_000_000
