@@ -121,3 +121,16 @@ def test_cli_expressivity_json_and_witness_files(tmp_path, capsys) -> None:
     assert set(row) == {"arch", "verdict", "reason", "witness"}
     assert row["verdict"] == "impossible"
     assert main(["check", str(tmp_path / "w" / "bilinear-r2.json")]) == 0
+
+
+def test_a_construction_size_limit_is_unknown_not_a_crash(monkeypatch) -> None:
+    # The holonomy's image-set limit stands in for a 942-state machine: the cascade
+    # class gets "unknown" (saying why) and the other classes still get their verdicts.
+    from fsmnet.algebra.holonomy import skeleton
+
+    monkeypatch.setattr(skeleton, "ORBIT_LIMIT", 3)
+    results = {r.arch: r for r in expressivity("random:n=8,k=3,seed=0",
+                                               ["minmax-cascade", "bilinear-full"])}
+    assert results["minmax-cascade"].verdict == "unknown"
+    assert "size limit" in results["minmax-cascade"].reason
+    assert results["bilinear-full"].verdict == "possible"

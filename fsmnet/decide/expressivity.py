@@ -72,6 +72,8 @@ def _theorem_witness(m: Automaton, arch: str) -> ExpressivityResult | None:
 
 
 def _construct_and_prove(m: Automaton, arch: str, max_states: int) -> ExpressivityResult:
+    from fsmnet.algebra.holonomy.skeleton import DecompositionTooLarge
+    from fsmnet.algebra.monoid import MonoidTooLarge
     from fsmnet.constructions import compile_automaton
     from fsmnet.proofs.verifier import verify
 
@@ -79,6 +81,10 @@ def _construct_and_prove(m: Automaton, arch: str, max_states: int) -> Expressivi
         net = compile_automaton(m, arch)
     except NotExpressible as exc:
         return ExpressivityResult(arch, "unknown", f"no construction applies: {exc}")
+    except (DecompositionTooLarge, MonoidTooLarge) as exc:
+        # A resource limit of the construction, not a property of the class: the
+        # verdict for the class is unknown, and the other classes still get theirs.
+        return ExpressivityResult(arch, "unknown", f"the construction hit a size limit: {exc}")
     size = {"hidden": net.hidden_size, "parameters": net.n_params}
     for key in ("levels", "units", "rank", "n_h", "blocks"):
         if key in net.options:
