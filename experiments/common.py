@@ -8,6 +8,7 @@ repository root, one script at a time: ``python experiments/seed000_table.py``.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
@@ -21,6 +22,16 @@ from fsmnet.train.data import accuracy, normalized
 from fsmnet.train.loop import TrainConfig, train
 
 RESULTS = os.path.join(os.path.dirname(__file__), "results")
+
+
+def arguments(*, steps: int, hidden: int) -> argparse.Namespace:
+    """The options every table script takes (its own defaults for steps and hidden size)."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--steps", type=int, default=steps)
+    parser.add_argument("--hidden", type=int, default=hidden)
+    parser.add_argument("--lr", type=float, default=0.01)
+    parser.add_argument("--seeds", type=int, default=3)
+    return parser.parse_args()
 
 
 def run_cell(spec: str, arch: str, seed: int, *, hidden: int, steps: int, lr: float,

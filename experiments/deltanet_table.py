@@ -13,12 +13,11 @@ no registry id for β ∈ [0, 1].
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 
 sys.path.insert(0, "experiments")
-from common import log, run_cell, save, summarize, verdict  # noqa: E402
+from common import arguments, log, run_cell, save, summarize, verdict  # noqa: E402
 
 TASKS = [("parity", "parity"), ("symmetric:3", "S3 (all 6 elements as letters)")]
 ROWS = [("deltanet", {}, "DeltaNet, β ∈ [0, 1]"), ("deltanet-neg", {}, "DeltaNet, β ∈ [0, 2]"),
@@ -26,12 +25,7 @@ ROWS = [("deltanet", {}, "DeltaNet, β ∈ [0, 1]"), ("deltanet-neg", {}, "Delta
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=1000)
-    parser.add_argument("--hidden", type=int, default=8)
-    parser.add_argument("--lr", type=float, default=0.01)
-    parser.add_argument("--seeds", type=int, default=3)
-    args = parser.parse_args()
+    args = arguments(steps=1000, hidden=8)
     begin = time.time()
     cells = []
     for spec, _ in TASKS:

@@ -13,14 +13,13 @@ accuracy of always answering the most frequent label (the honest chance level).
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 
 import numpy as np
 
 sys.path.insert(0, "experiments")
-from common import log, run_cell, save, verdict  # noqa: E402
+from common import arguments, log, run_cell, save, verdict  # noqa: E402
 
 from fsmnet.train.data import batch, task_automaton  # noqa: E402
 
@@ -39,12 +38,7 @@ def majority(spec: str, length: int = 500) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=1000)
-    parser.add_argument("--hidden", type=int, default=16)
-    parser.add_argument("--lr", type=float, default=0.01)
-    parser.add_argument("--seeds", type=int, default=3)
-    args = parser.parse_args()
+    args = arguments(steps=1000, hidden=16)
     begin = time.time()
     cells = []
     for spec, _ in TASKS:

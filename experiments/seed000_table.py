@@ -10,12 +10,11 @@ architectures: full, CP, R2 blocks, real diagonal, Mamba-like (positive diagonal
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 
 sys.path.insert(0, "experiments")
-from common import log, run_cell, save, summarize, verdict  # noqa: E402
+from common import arguments, log, run_cell, save, summarize, verdict  # noqa: E402
 
 TASKS = [("modadd:2", "modular addition m=2 (parity)"), ("modadd:3", "modular addition m=3"),
          ("modadd:5", "modular addition m=5"),
@@ -35,12 +34,7 @@ PAPER = {"modadd:2": {"bilinear-full": "1.00", "bilinear-real-diag": "1.00",
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=600)
-    parser.add_argument("--hidden", type=int, default=16)
-    parser.add_argument("--lr", type=float, default=0.01)
-    parser.add_argument("--seeds", type=int, default=3)
-    args = parser.parse_args()
+    args = arguments(steps=600, hidden=16)
     begin = time.time()
     cells = []
     for spec, _ in TASKS:
