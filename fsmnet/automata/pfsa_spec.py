@@ -64,13 +64,9 @@ def save_file(pfsa: PFSA, path: str | os.PathLike[str]) -> None:
     text = (json.dumps(data, indent=2, ensure_ascii=False) + "\n"
             if target.lower().endswith(".json")
             else yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
-    tmp = f"{target}.tmp{os.getpid()}"
-    try:  # atomic: a reader never sees half a file
-        Path(tmp).write_text(text, encoding="utf-8")
-        os.replace(tmp, target)
-    except OSError as exc:
-        raise SpecError(f"cannot write the spec file ({exc.strerror or exc})",
-                        source=target) from None
+    from fsmnet.io import write_text
+
+    write_text(target, text)  # atomic, and refuses what fsmnet.io refuses
 
 
 def is_pfsa_spec(spec: Any) -> bool:

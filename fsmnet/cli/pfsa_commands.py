@@ -71,15 +71,10 @@ def _require_arch(arch: str | None, command: str) -> None:
 
 
 def _save(net: Any, path: str) -> None:
-    tmp = f"{path}.tmp{os.getpid()}.safetensors"
-    try:  # atomic: never a half-written network file
+    from fsmnet.io import output_path
+
+    with output_path(path) as tmp:  # atomic: never a half-written network file
         net.save(tmp)
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise FsmnetError(f"{path}: cannot write the network ({exc.strerror or exc})") from None
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
 
 
 def pfsa_compile(args: argparse.Namespace) -> int:
@@ -182,13 +177,13 @@ def pfsa_expressivity(args: argparse.Namespace) -> int:
     rows = rows_for(load_pfsa(args.spec))
     out_dir = getattr(args, "witness_dir", None)
     if out_dir:
-        os.makedirs(out_dir, exist_ok=True)
+        from fsmnet.io import make_dir, write_text
+
+        make_dir(out_dir)
         for r in rows:
             if r.witness is not None:
                 target = os.path.join(out_dir, f"theorem-{r.witness['theorem']}.json")
-                with open(f"{target}.tmp", "w", encoding="utf-8") as handle:
-                    json.dump(r.witness, handle, indent=1)
-                os.replace(f"{target}.tmp", target)
+                write_text(target, json.dumps(r.witness, indent=1))
     width = max(len(r.arch) for r in rows)
     _emit(args, {"results": [{"arch": r.arch, "verdict": r.verdict, "reason": r.reason,
                               "witness": r.witness} for r in rows]},

@@ -194,8 +194,6 @@ def belief_certificate(pfsa: PFSA, net: Network, *,
 
 def write_certificate(cert: dict[str, Any], path: str | os.PathLike[str]) -> None:
     """Write a certificate atomically (a reader never sees half a file)."""
-    target = os.fspath(path)
-    tmp = f"{target}.tmp{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as handle:
-        json.dump(cert, handle, indent=1)
-    os.replace(tmp, target)
+    from fsmnet.io import write_text
+
+    write_text(path, json.dumps(cert, indent=1))
