@@ -309,3 +309,24 @@ def test_a_claim_only_z3_proves_is_named_and_gets_no_certificate(tmp_path):
     assert len(result.details["rests_on_z3"]) == 1
     assert "Z3" in result.details["certificate_error"]
     assert not cert.exists()
+
+
+def test_verify_json_names_the_claim_that_rests_on_z3(tmp_path, capsys):
+    # The same network as above, through the CLI: `fsmnet verify --json` must say which
+    # claim of a "proved" verdict no certificate backs (issue 11, section 1).
+    from fsmnet.automata.spec import save_file
+    from fsmnet.cli import main
+    from fsmnet.nets import Network
+
+    net = Network(arch="bilinear-positive-diag",
+                  params={"diag": np.array([[0.25, 0.5, 1.0], [1.0, 0.5, 0.25]]),
+                          "h0": np.ones(3), "readout": np.array([[1.0, -1.0, 1.0],
+                                                                 [0.0, 0.0, 0.0]])},
+                  symbols=["a", "b"], labels=[True, False])
+    net.save(str(tmp_path / "n.safetensors"))
+    save_file(machine([[0], [0]], [True]), str(tmp_path / "a.json"))
+    code = main(["verify", str(tmp_path / "a.json"), str(tmp_path / "n.safetensors"),
+                 "--json", "--max-states", "50"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0 and report["verdict"] == "proved"
+    assert len(report["rests_on_z3"]) == 1 and report["certificate"] is None
