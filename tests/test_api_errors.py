@@ -127,3 +127,11 @@ def test_verbose_notes_and_quiet_errors(tmp_path: Path,
     assert capsys.readouterr().err == ""
     assert main(["info", "nosuch:3", "-q"]) == 2  # errors still show under --quiet
     assert capsys.readouterr().err.startswith("fsmnet: error: ")
+
+
+@pytest.mark.parametrize("budget", [0, -1, 2.5, True, "100"])
+def test_verify_refuses_a_budget_that_is_not_a_positive_count(parity_net: fsmnet.Network,
+                                                              budget: object) -> None:
+    # -1 used to run and report "did not close within -1": a budget is a count of states.
+    with pytest.raises(SpecError, match="max_states"):
+        fsmnet.verify("parity", parity_net, max_states=budget)  # type: ignore[arg-type]

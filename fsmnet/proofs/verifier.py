@@ -158,6 +158,9 @@ def verify(spec: Any, net: Network, *, max_states: int = 20_000,
     network_path
         The network's file, recorded (SHA-256) in the certificate.
     """
+    if isinstance(max_states, bool) or not isinstance(max_states, int) or max_states < 1:
+        raise SpecError("the product budget must be a positive whole number of states",
+                        source="verify", field="max_states", value=max_states)
     automaton = prepare_automaton(spec, net)
     from fsmnet import archs
 
