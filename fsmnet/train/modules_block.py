@@ -12,7 +12,6 @@ network.  The readout has C·Π b_i entries, so keep m small.
 from __future__ import annotations
 
 import math
-import string
 from typing import Any
 
 import numpy as np
@@ -23,6 +22,18 @@ from fsmnet.train import scan
 from fsmnet.train.modules_linear import _np, _p
 
 Tensor = torch.Tensor
+
+
+def multilinear(readout: Tensor, hs: list[Tensor]) -> Tensor:
+    """score[..., c] = Σ readout[c, i₀, …, i_{m-1}] · Π_k hs[k][..., i_k], contracted one
+    block at a time, the last by one GEMM (an m + 1-operand einsum forms the outer
+    product of the blocks first: N·Π b_k entries instead of N·C·Π_{k<m-1} b_k)."""
+    lead = hs[0].shape[:-1]
+    n = math.prod(lead)
+    t = hs[-1].reshape(n, -1) @ readout.reshape(-1, readout.shape[-1]).T
+    for h in reversed(hs[:-1]):
+        t = torch.linalg.vecdot(t.view(n, -1, h.shape[-1]), h.reshape(n, 1, -1))
+    return t.view(*lead, readout.shape[0])
 
 
 class BilinearBlock(nn.Module):
@@ -47,11 +58,20 @@ class BilinearBlock(nn.Module):
 
     def logits(self, words: Tensor, fast: bool = True) -> Tensor:
         words = words.to(torch.int64)
-        run = scan.dense_auto if fast else scan.dense_loop
-        hs = [scan.unit(run(w, words, h)) for w, h in zip(self.W, self.h0)]
-        letters = string.ascii_lowercase[3:3 + len(hs)]  # c, x, y are taken
-        spec = "c" + letters + "," + ",".join("xy" + ch for ch in letters) + "->xyc"
-        return torch.einsum(spec, self.readout, *hs)
+        if fast and not words.is_cuda and len(set(self.sizes)) == 1 and len(self.sizes) > 1:
+            hs = self._fused_states(words)
+        else:
+            run = scan.dense_auto if fast else scan.dense_loop
+            hs = [scan.unit(run(w, words, h)) for w, h in zip(self.W, self.h0)]
+        return multilinear(self.readout, hs)
+
+    def _fused_states(self, words: Tensor) -> list[Tensor]:
+        """Every block in one recurrence (:func:`fsmnet.train.fused.select_recurrence`
+        with the blocks stacked), so the CPU runs one sequential loop, not one per block."""
+        from fsmnet.train.fused import select_recurrence
+
+        h = select_recurrence(torch.stack(list(self.W)), words, torch.stack(list(self.h0)))
+        return list(scan.unit(h).unbind(-2))
 
     def forward(self, words: Tensor) -> Tensor:
         with torch.no_grad():

@@ -45,7 +45,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from fsmnet.train import scan
+from fsmnet.train import commuting, infer, scan
 
 Tensor = torch.Tensor
 
@@ -102,11 +102,21 @@ class LinearRNN(nn.Module):
 
     def logits(self, words: Tensor, fast: bool = True) -> Tensor:
         """Per-position logits (B, T + 1, C)."""
+        if fast and self.diagonal:
+            # Equal symbol counts give equal states (diagonals commute): read out each
+            # distinct count vector once, then gather (fsmnet.train.commuting).
+            counts, inverse = commuting.distinct_counts(words, self.n_symbols)
+            log_mod, phase = self.log_phase()
+            h = commuting.count_states(log_mod, phase, counts, self.h0, self.complex_pairs)
+            return (h @ self.readout.T)[inverse]
         return self.states(words, fast) @ self.readout.T
 
     def forward(self, words: Tensor) -> Tensor:
         """Label index after every prefix, (B, T + 1) int64."""
         with torch.no_grad():
+            if not self.diagonal and not words.is_cuda:
+                # No gradient needed: the leaner loop of fsmnet.train.infer.
+                return infer.dense_labels(self.matrices(), words, self.h0, self.readout)
             return self.logits(words).argmax(dim=-1)
 
     # files --------------------------------------------------------------

@@ -84,7 +84,9 @@ def dense_auto(mats: Tensor, words: Tensor, h0: Tensor) -> Tensor:
     bench/bench_train.py), :func:`dense_select_loop`."""
     if words.is_cuda:
         return dense_scan(mats, words, h0)
-    return dense_select_loop(mats, words, h0)
+    from fsmnet.train.fused import select_recurrence
+
+    return select_recurrence(mats[None], words, h0[None])[:, :, 0]
 
 
 def dense_scan(mats: Tensor, words: Tensor, h0: Tensor, chunk: int | None = None) -> Tensor:

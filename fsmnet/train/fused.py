@@ -1,0 +1,112 @@
+"""The dense recurrence h_t = A[x_t] h_{t-1} as one autograd node with a hand-written backward.
+
+On a CPU the step loop of a training step is bound by the number of torch ops,
+not by arithmetic: at batch 64 and H = 64 one step is ~0.8 M multiply-adds, a few
+microseconds, while autograd records ~10 ops per step (a (B, H, H) gather among
+them) and replays ~15 more backwards, each with its own allocation and dispatch
+(docs/performance.md, "Training modules").  :func:`select_recurrence` runs the
+same sequential recurrence with 5 preallocated ops per step forward and 4
+backward, for m independent blocks at once (block-diagonal transitions):
+
+* forward: one batched GEMM of the state with *every* symbol's matrix,
+  (m, B, b) × (m, b, S·b), then ``index_select`` of each row's symbol (no gather
+  of matrices), then a detached positive rescale per block;
+* backward (reverse mode of the same recurrence): λ_{t-1} = g_{t-1} + A[x_t]ᵀ μ_t
+  with μ_t = λ_t / c_t (c_t the forward's detached scale), again one GEMM and one
+  pick per step; the gradient of the matrices is then, per symbol, *one* GEMM over
+  every step where that symbol was read, Σ_{b,t: x_bt = s} μ_t[b] h_{t-1}[b]ᵀ.
+
+The states are those of the step loop :func:`fsmnet.train.scan.dense_loop` (run
+per block) up to one positive factor per position and block, so every
+scale-invariant readout (the modules normalize each block) gets the same outputs
+and gradients; tests/test_train_modules.py compares them, gradients included.
+
+>>> import torch
+>>> mats = torch.tensor([[[0., 1.], [1., 0.]], [[1., 0.], [0., 1.]]])
+>>> select_recurrence(mats[None], torch.tensor([[0, 1, 0]]), torch.tensor([[1., 0.]]))[0, :, 0]
+tensor([[1., 0.],
+        [0., 1.],
+        [0., 1.],
+        [1., 0.]])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+Tensor = torch.Tensor
+_EPS = 1e-30
+
+
+class _SelectRecurrence(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx: Any, mats: Tensor, h0: Tensor, words: Tensor) -> Tensor:
+        m, n_sym, size, _ = mats.shape
+        batch, length = words.shape
+        # h @ fwd[g]: column s·b + i is (A_s h)_i; mu @ bwd[g]: column s·b + j is (A_sᵀ mu)_j.
+        fwd = mats.permute(0, 3, 1, 2).reshape(m, size, n_sym * size)
+        # rows[t]: the row of (g, b, x_bt) in the (m·B·S, b) view of every symbol's product.
+        base = (torch.arange(m, device=words.device)[:, None] * batch
+                + torch.arange(batch, device=words.device)[None, :]) * n_sym
+        rows = (base[None] + words.T[:, None, :]).reshape(length, m * batch)
+        states = mats.new_empty(length + 1, m, batch, size)
+        states[0] = h0[:, None, :]
+        scales = mats.new_empty(length, m, batch, 1)
+        every = mats.new_empty(m, batch, n_sym * size)
+        flat = every.view(m * batch * n_sym, size)
+        for t in range(length):
+            torch.bmm(states[t], fwd, out=every)
+            nxt = states[t + 1]
+            torch.index_select(flat, 0, rows[t], out=nxt.view(m * batch, size))
+            scale = scales[t]
+            torch.amax(nxt.abs(), dim=2, keepdim=True, out=scale)
+            nxt.div_(scale.clamp_min_(_EPS))
+        ctx.save_for_backward(mats, states, scales, rows, words)
+        return states.permute(2, 0, 1, 3)  # (B, T + 1, m, b)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, ...]:  # type: ignore[override]
+        mats, states, scales, rows, words = ctx.saved_tensors
+        m, n_sym, size, _ = mats.shape
+        length = rows.shape[0]
+        batch = words.shape[0]
+        g = grad.permute(1, 2, 0, 3)  # (T + 1, m, B, b)
+        bwd = mats.permute(0, 2, 1, 3).reshape(m, size, n_sym * size)
+        mu = mats.new_empty(length, m, batch, size)
+        every = mats.new_empty(m, batch, n_sym * size)
+        flat = every.view(m * batch * n_sym, size)
+        pick = mats.new_empty(m, batch, size)
+        lam = g[length].clone()
+        for t in range(length, 0, -1):
+            torch.div(lam, scales[t - 1], out=mu[t - 1])
+            torch.bmm(mu[t - 1], bwd, out=every)
+            torch.index_select(flat, 0, rows[t - 1], out=pick.view(m * batch, size))
+            torch.add(g[t - 1], pick, out=lam)
+        grad_h0 = lam.sum(1)
+        grad_mats = torch.zeros_like(mats) if ctx.needs_input_grad[0] else None
+        if length and grad_mats is not None:
+            # Steps sorted by the symbol read: one GEMM per symbol over all of its steps.
+            symbols = words.T.reshape(-1)
+            order = torch.argsort(symbols, stable=True)
+            counts = torch.bincount(symbols, minlength=n_sym).tolist()
+            mu_s = mu.permute(1, 0, 2, 3).reshape(m, length * batch, size)[:, order]
+            prev = states[:-1].permute(1, 0, 2, 3).reshape(m, length * batch, size)[:, order]
+            start = 0
+            for s, count in enumerate(counts):
+                if count:
+                    piece = slice(start, start + count)
+                    grad_mats[:, s] = torch.bmm(mu_s[:, piece].transpose(1, 2), prev[:, piece])
+                start += count
+        return grad_mats, grad_h0, None
+
+
+def select_recurrence(mats: Tensor, words: Tensor, h0: Tensor) -> Tensor:
+    """States (B, T + 1, m, b) of m independent recurrences h⁽ᵍ⁾_t = A_g[x_t] h⁽ᵍ⁾_{t-1},
+    each up to a positive factor per position.
+
+    ``mats`` (m, S, b, b), ``words`` (B, T) integer symbol ids, ``h0`` (m, b).
+    """
+    out: Tensor = _SelectRecurrence.apply(mats, h0, words.to(torch.int64))
+    return out
