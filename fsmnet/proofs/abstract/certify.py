@@ -103,16 +103,25 @@ def prove_invariant(net: Network, automaton: Automaton, *, float32: bool = False
         return None, "the float run disagrees on a sampled word", cloud.candidates
     common = _common(net, automaton, "box-invariant", network_model(net), network_path)
     why = "no candidate"
-    for body, why in domain.candidates(net, automaton, cloud.states, right, float32=float32):
-        if body is None:
-            continue
-        cert = {**common, **body}
-        try:
-            summary = check_certificate(cert)
-        except CertificateError as exc:
-            why = f"exact check failed: {exc}"
-            continue
-        return cert, summary, []
+    targets: list[tuple[Network, dict[int, Any], Any]] = [(net, cloud.states, None)]
+    if not float32:  # reduce first (exact only): directions the readout never sees go
+        from fsmnet.proofs.abstract.minimal_linear import reduce_network, reduced_certificate
+
+        found = reduce_network(net)
+        if found is not None:
+            targets.insert(0, (found[1], sample_states(found[1], automaton, seed=seed).states,
+                               found[0]))
+    for target, states, red in targets:
+        for body, why in domain.candidates(target, automaton, states, right, float32=float32):
+            if body is None:
+                continue
+            cert = {**common, **body} if red is None else reduced_certificate(common, body, red)
+            try:
+                summary = check_certificate(cert)
+            except CertificateError as exc:
+                why = f"exact check failed: {exc}"
+                continue
+            return cert, summary, []
     return None, why, []
 
 

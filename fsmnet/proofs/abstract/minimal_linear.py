@@ -42,6 +42,7 @@ import numpy as np
 
 Vec = list[Fraction]
 Mat = list[list[Fraction]]
+MAX_EXACT = 64  # larger nets are not reduced (exact closures of noisy weights grow fast)
 PRIME = 33554393  # the largest prime below 2^25: products and sums of 64 fit in int64
 
 
@@ -249,6 +250,8 @@ def reduce_network(net: Any) -> tuple[Reduction, Any] | None:
         return None
     mats, readout = sem.matrices(net, True), sem.readout_matrix(net, True)
     h0 = sem.initial_state(net, True)
+    if len(h0) > MAX_EXACT:
+        return None
     if not all(isinstance(x, (Fraction, int)) for x in [*np.ravel(mats), *np.ravel(readout)]):
         return None
     if surely_minimal(mats, h0, readout):
@@ -288,3 +291,13 @@ def reduction_record(red: Reduction) -> dict[str, Any]:
             "observable_basis": exact_qs(np.array(red.observable, dtype=object)),
             "observable_pivots": list(red.observable_pivots),
             "model": reduced_model(red)}
+
+
+def reduced_certificate(common: dict[str, Any], body: dict[str, Any], red: Reduction
+                        ) -> dict[str, Any]:
+    """A ``reduced-invariant`` certificate: the network's own model (in ``common``),
+    the reduction, and the invariant ``body`` found for the reduced system."""
+    inner = {"method": common["method"], **body}
+    return {**common, "method": "reduced-invariant", "domain": body["domain"],
+            "rounding": body.get("rounding", "exact"),
+            "reduction": reduction_record(red), "invariant": inner}

@@ -46,6 +46,7 @@ from .counts import check_counts
 from .decay import check_decay
 from .invariants import check_invariants
 from .product import check_product
+from .reduction import check_reduced
 from .witness import check_witness
 
 
@@ -64,6 +65,7 @@ METHODS: dict[str, tuple[Callable[[dict[str, Any]], str], bool]] = {
     "belief-tracking": (check_belief_tracking, True),
     "belief-decay": (check_decay, False),
     "box-invariant": (check_invariants, True),
+    "reduced-invariant": (check_reduced, True),
 }
 
 

@@ -1,0 +1,120 @@
+"""Method ``reduced-invariant``: an invariant proof about a smaller linear system
+whose scores are provably those of the network.
+
+The certificate's ``network.model`` is the network's own linear model (A_x,
+h0, W; H coordinates); ``reduction`` gives
+
+* ``reachable_basis`` P (H × r) with ``reachable_pivots`` (P is the identity
+  on those rows, so its columns are independent),
+* ``observable_basis`` Q (d × r) with ``observable_pivots`` (Q is the
+  identity on those columns),
+* ``model``: the reduced linear model (A'_x, h0', W'; d coordinates).
+
+Checked here, in Fractions, with B_x = (A_x P)[reachable_pivots] and
+b0 = h0[reachable_pivots]:
+
+1. A_x P = P B_x for every symbol and h0 = P b0 (the span of P is invariant
+   and holds h0, so A_w h0 = P B_w b0 for every word w);
+2. Q B_x = A'_x Q for every symbol and h0' = Q b0;
+3. W P = W' Q.
+
+Then W A_w h0 = W P B_w b0 = W' Q B_w b0 = W' A'_w Q b0 = W' A'_w h0' for
+every word: equal score vectors, so equal first-argmax labels (the network's
+normalization is a positive factor, which changes no argmax).  ``invariant``
+then holds the fields of a ``box-invariant`` or ``zonotope-invariant``
+certificate about the reduced model, checked by that method's own module.
+Exact arithmetic only: a float32 run puts rounding mass on the dropped
+directions, so the rounding model must be ``exact``.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from .core import CertificateError, _mat, _vec
+from .invariants import check_invariants
+
+
+def _mul(a: list[list[Fraction]], b: list[list[Fraction]]) -> list[list[Fraction]]:
+    if any(len(row) != len(b) for row in a):
+        raise CertificateError("reduction: matrix sizes differ")
+    cols = len(b[0]) if b else 0
+    out = []
+    for row in a:
+        acc = [Fraction(0)] * cols
+        for k, x in enumerate(row):
+            if x:
+                acc = [s + x * y for s, y in zip(acc, b[k])]
+        out.append(acc)
+    return out
+
+
+def _pivots(p: Any, n: int, count: int, what: str) -> list[int]:
+    if not (isinstance(p, list) and len(p) == count and len(set(p)) == count and
+            all(isinstance(i, int) and not isinstance(i, bool) and 0 <= i < n for i in p)):
+        raise CertificateError(f"reduction: bad {what}")
+    return p
+
+
+def check_reduction(model: dict[str, Any], red: dict[str, Any]) -> tuple[int, int]:
+    """Check that ``red["model"]`` has the scores of ``model`` on every word; return
+    (H, d) or raise CertificateError."""
+    if model.get("type") != "linear" or red["model"].get("type") != "linear":
+        raise CertificateError("a reduction relates linear models")
+    mats, h0, w = [_mat(m) for m in model["matrices"]], _vec(model["h0"]), \
+        _mat(model["readout"])
+    small = red["model"]
+    mats2, h02, w2 = [_mat(m) for m in small["matrices"]], _vec(small["h0"]), \
+        _mat(small["readout"])
+    p, q = _mat(red["reachable_basis"]), _mat(red["observable_basis"])
+    n, d = len(h0), len(h02)
+    r = len(p[0]) if p else 0
+    if len(p) != n or any(len(row) != r for row in p) or len(q) != d or \
+            any(len(row) != r for row in q) or d == 0 or r == 0:
+        raise CertificateError("reduction: basis sizes do not fit the models")
+    if len(mats2) != len(mats) or len(w2) != len(w) or \
+            any(len(row) != d for m in mats2 for row in m) or \
+            any(len(row) != d for row in w2) or any(len(row) != n for m in mats for row in m):
+        raise CertificateError("reduction: model sizes differ")
+    piv = _pivots(red["reachable_pivots"], n, r, "reachable_pivots")
+    qpiv = _pivots(red["observable_pivots"], r, d, "observable_pivots")
+    if [p[i] for i in piv] != [[Fraction(int(i == j)) for j in range(r)] for i in range(r)]:
+        raise CertificateError("reduction: reachable_basis is not the identity on its pivots")
+    if [[row[c] for c in qpiv] for row in q] != \
+            [[Fraction(int(i == j)) for j in range(d)] for i in range(d)]:
+        raise CertificateError("reduction: observable_basis is not the identity on its pivots")
+    b0 = [h0[i] for i in piv]
+    if [sum((x * y for x, y in zip(row, b0)), Fraction(0)) for row in p] != h0:
+        raise CertificateError("reduction: h0 is not in the reachable span")
+    for a, (am, am2) in enumerate(zip(mats, mats2)):
+        ap = _mul(am, p)
+        b = [ap[i] for i in piv]
+        if ap != _mul(p, b):
+            raise CertificateError(f"reduction: symbol {a} leaves the reachable span")
+        if _mul(q, b) != _mul(am2, q):
+            raise CertificateError(f"reduction: symbol {a}: the reduced matrix does not "
+                                   "commute with the observable basis")
+    qb0 = [sum((x * y for x, y in zip(row, b0)), Fraction(0)) for row in q]
+    if qb0 != h02:
+        raise CertificateError("reduction: the reduced h0 is not the image of h0")
+    if _mul(w, p) != _mul(w2, q):
+        raise CertificateError("reduction: the reduced readout differs on the reachable span")
+    return n, d
+
+
+def check_reduced(cert: dict[str, Any]) -> str:
+    """Re-check a ``reduced-invariant`` certificate; a one-line summary or CertificateError."""
+    red = cert["reduction"]
+    n, d = check_reduction(cert["network"]["model"], red)
+    inner = {k: v for k, v in cert.items() if k not in ("reduction", "invariant")}
+    inner.update(cert["invariant"])
+    inner["network"] = {**cert["network"], "model": red["model"]}
+    if inner.get("rounding") != "exact":
+        raise CertificateError("a reduction holds for exact arithmetic only")
+    method = inner.get("method")
+    if method == "box-invariant":
+        summary = check_invariants(inner)
+    else:
+        raise CertificateError(f"reduced-invariant: unsupported inner method {method!r}")
+    return f"valid: reduction H={n} -> d={d} checked; {summary.removeprefix('valid: ')}"
