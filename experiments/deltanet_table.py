@@ -6,9 +6,10 @@ as a third row, since one reflection per token cannot be a 3-cycle of S3.
 3 seeds; trained on lengths 2–10; normalized per-position accuracy at length 500
 (0 = chance over the labels).  fsmnet's verdict is for the ``deltaproduct``
 registry architecture (β ∈ [0, 2], n_h chosen by the construction); fsmnet has
-no registry id for β ∈ [0, 1].
+no registry id for β ∈ [0, 1].  "certified": ``fsmnet certify`` on each seed's
+trained network (P / R n / U L, as in seed000_table.py).
 
-    python experiments/deltanet_table.py [--steps 1000] [--hidden 8] [--seeds 3]
+    python experiments/deltanet_table.py [--steps 1000] [--hidden 8] [--seeds 3] [--no-certify]
 """
 
 from __future__ import annotations
@@ -17,7 +18,16 @@ import sys
 import time
 
 sys.path.insert(0, "experiments")
-from common import arguments, log, run_cell, save, summarize, verdict  # noqa: E402
+from common import (  # noqa: E402
+    arguments,
+    certified_details,
+    certified_summary,
+    log,
+    run_cell,
+    save,
+    summarize,
+    verdict,
+)
 
 TASKS = [("parity", "parity"), ("symmetric:3", "S3 (all 6 elements as letters)")]
 ROWS = [("deltanet", {}, "DeltaNet, β ∈ [0, 1]"), ("deltanet-neg", {}, "DeltaNet, β ∈ [0, 2]"),
@@ -32,19 +42,26 @@ def main() -> None:
         for arch, options, _ in ROWS:
             for seed in range(args.seeds):
                 cell = run_cell(spec, arch, seed, hidden=args.hidden, steps=args.steps,
-                                lr=args.lr, options=options)
+                                lr=args.lr, options=options, certify=args.certify,
+                                table="deltanet")
                 cell["row"] = arch + "".join(f",{k}={v}" for k, v in options.items())
                 cells.append(cell)
                 log(f"{spec} {cell['row']} seed {seed}: norm@500 {cell['norm']:.2f} "
-                    f"(norm@10 {cell['norm10']:.2f}, {cell['seconds']} s)")
+                    f"(norm@10 {cell['norm10']:.2f}, {cell['seconds']} s)"
+                    + (f", certified {cell['certified']}" if args.certify else ""))
     lines = ["| model | " + " | ".join(n for _, n in TASKS) + " |", "|---" * 3 + "|"]
     for arch, options, name in ROWS:
         key = arch + "".join(f",{k}={v}" for k, v in options.items())
-        row = [summarize([c for c in cells if c["spec"] == s and c["row"] == key])
-               for s, _ in TASKS]
+        row = []
+        for s, _ in TASKS:
+            mine = [c for c in cells if c["spec"] == s and c["row"] == key]
+            cert = f" · certified {certified_summary(mine)}" if args.certify else ""
+            row.append(summarize(mine) + cert)
         lines.append(f"| {name} | " + " | ".join(row) + " |")
     lines.append("| fsmnet proved (deltaproduct) | "
                  + " | ".join(verdict(s, "deltaproduct") for s, _ in TASKS) + " |")
+    if args.certify:
+        lines += ["", certified_details(cells)]
     table = "\n".join(lines)
     print(table)
     save("deltanet_table", {"args": vars(args), "cells": cells, "table": table,

@@ -7,8 +7,10 @@ the dense max-min recurrence (minmax-dense), and two baselines (LSTM, full
 bilinear); 3 seeds; trained on lengths 2–10; per-position accuracy at length 500.
 Most positions of InductionHeads output '-', so the table also gives the
 accuracy of always answering the most frequent label (the honest chance level).
+"certified": ``fsmnet certify`` on each seed's network (P / R n / U L, as in
+seed000_table.py; — where the module has no network form: the gated cascade, LSTM).
 
-    python experiments/minmax_table.py [--steps 1000] [--hidden 16] [--seeds 3]
+    python experiments/minmax_table.py [--steps 1000] [--hidden 16] [--seeds 3] [--no-certify]
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, "experiments")
-from common import arguments, log, run_cell, save, verdict  # noqa: E402
+from common import arguments, certified_details, certified_summary, log, run_cell, save, verdict  # noqa: E402
 
 from fsmnet.train.data import batch, task_automaton  # noqa: E402
 
@@ -45,21 +47,26 @@ def main() -> None:
         for arch, _ in ARCHS:
             for seed in range(args.seeds):
                 cell = run_cell(spec, arch, seed, hidden=args.hidden, steps=args.steps,
-                                lr=args.lr)
+                                lr=args.lr, certify=args.certify, table="minmax")
                 cells.append(cell)
                 log(f"{spec} {arch} seed {seed}: acc@500 {cell['acc500']:.3f} "
-                    f"(acc@10 {cell['acc10']:.3f}, {cell['seconds']} s)")
+                    f"(acc@10 {cell['acc10']:.3f}, {cell['seconds']} s)"
+                    + (f", certified {cell['certified']}" if args.certify else ""))
     lines = ["| task | most frequent label | " + " | ".join(n for _, n in ARCHS)
              + " | fsmnet proved (" + ", ".join(VERDICT_ARCHS) + ") |",
              "|---" * (len(ARCHS) + 3) + "|"]
     for spec, name in TASKS:
         row = []
         for arch, _ in ARCHS:
-            accs = [c["acc500"] for c in cells if c["spec"] == spec and c["arch"] == arch]
-            row.append(f"{np.mean(accs):.3f} ({min(accs):.3f}–{max(accs):.3f})")
+            mine = [c for c in cells if c["spec"] == spec and c["arch"] == arch]
+            accs = [c["acc500"] for c in mine]
+            cert = f" · certified {certified_summary(mine)}" if args.certify else ""
+            row.append(f"{np.mean(accs):.3f} ({min(accs):.3f}–{max(accs):.3f}){cert}")
         proved = ", ".join(verdict(spec, a) for a in VERDICT_ARCHS)
         lines.append(f"| {name} | {majority(spec):.3f} | " + " | ".join(row)
                      + f" | {proved} |")
+    if args.certify:
+        lines += ["", certified_details(cells)]
     table = "\n".join(lines)
     print(table)
     save("minmax_table", {"args": vars(args), "cells": cells, "table": table,

@@ -3,9 +3,12 @@
 Tasks: modular addition m = 2, 3, 5 and a random 5-state machine (output = state);
 architectures: full, CP, R2 blocks, real diagonal, Mamba-like (positive diagonal);
 3 seeds each; trained on lengths 2–10; normalized per-position accuracy at length
-500 (0 = chance over the labels).  Beside each cell: fsmnet's proved verdict.
+500 (0 = chance over the labels).  Beside each cell: fsmnet's proved verdict, and
+the "certified" verdict of each trained network (``fsmnet certify``, per seed: P
+proved for every length, R n refuted by a confirmed word of length n, U L unknown
+with every word of length ≤ L proved; the words follow the table).
 
-    python experiments/seed000_table.py [--steps 600] [--hidden 16] [--seeds 3]
+    python experiments/seed000_table.py [--steps 600] [--hidden 16] [--seeds 3] [--no-certify]
 """
 
 from __future__ import annotations
@@ -14,7 +17,16 @@ import sys
 import time
 
 sys.path.insert(0, "experiments")
-from common import arguments, log, run_cell, save, summarize, verdict  # noqa: E402
+from common import (  # noqa: E402
+    arguments,
+    certified_details,
+    certified_summary,
+    log,
+    run_cell,
+    save,
+    summarize,
+    verdict,
+)
 
 TASKS = [("modadd:2", "modular addition m=2 (parity)"), ("modadd:3", "modular addition m=3"),
          ("modadd:5", "modular addition m=5"),
@@ -41,10 +53,11 @@ def main() -> None:
         for arch, _ in ARCHS:
             for seed in range(args.seeds):
                 cell = run_cell(spec, arch, seed, hidden=args.hidden, steps=args.steps,
-                                lr=args.lr)
+                                lr=args.lr, certify=args.certify, table="seed000")
                 cells.append(cell)
                 log(f"{spec} {arch} seed {seed}: norm@500 {cell['norm']:.2f} "
-                    f"(norm@10 {cell['norm10']:.2f}, {cell['seconds']} s)")
+                    f"(norm@10 {cell['norm10']:.2f}, {cell['seconds']} s)"
+                    + (f", certified {cell['certified']}" if args.certify else ""))
     verdicts = {(s, a): verdict(s, a) for s, _ in TASKS for a, _ in ARCHS}
     head = "| task | " + " | ".join(name for _, name in ARCHS) + " |"
     lines = [head, "|---" * (len(ARCHS) + 1) + "|"]
@@ -53,8 +66,11 @@ def main() -> None:
         for arch, _ in ARCHS:
             mine = [c for c in cells if c["spec"] == spec and c["arch"] == arch]
             paper = PAPER.get(spec, {}).get(arch, "—")
-            row.append(f"{summarize(mine)} · paper {paper} · {verdicts[(spec, arch)]}")
+            cert = f" · certified {certified_summary(mine)}" if args.certify else ""
+            row.append(f"{summarize(mine)} · paper {paper} · {verdicts[(spec, arch)]}{cert}")
         lines.append(f"| {name} | " + " | ".join(row) + " |")
+    if args.certify:
+        lines += ["", certified_details(cells)]
     table = "\n".join(lines)
     print(table)
     save("seed000_table", {"args": vars(args), "cells": cells, "table": table,

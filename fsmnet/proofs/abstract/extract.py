@@ -2,18 +2,31 @@
 
 The network is AALpy's system under learning (:func:`fsmnet.nets.adapters.network_sul`,
 a Moore machine over its labels).  The learned machine is minimized and
-handed to :func:`~fsmnet.proofs.abstract.certify.certify`.  When that refutes
-it, the confirmed word shows that the hypothesis (not necessarily the
-network) is wrong: learning is run again with that word in the equivalence
-oracle's test set, up to ``rounds`` times; the last answer is reported with
-the learned automaton named in ``details``.
+handed to :func:`~fsmnet.proofs.abstract.certify.certify`.  A failed proof
+gives candidate words:
+
+* "refuted": certify's word, already confirmed by the exact reference
+  evaluator, on which the network and the hypothesis differ;
+* "unknown" (no invariant closed): the sets that would not close are the
+  orbits of short loops, so the candidates are p_q · u^n, p_q a shortest word
+  to each hypothesis state q and u a word of length ≤ 2 (a slowly drifting
+  loop goes wrong only after many repetitions); the first float disagreement
+  of each is confirmed exactly.
+
+A confirmed word is a counterexample to the *hypothesis*: it is fed back to
+L* (the equivalence oracle tries it before random words) and learning starts
+again, up to ``rounds`` hypotheses.  The last answer is reported;
+``details["rounds"]`` says what each round learned and which word refuted it.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from itertools import product
 from typing import Any
+
+import numpy as np
 
 from fsmnet.automata import Automaton
 from fsmnet.errors import BackendUnavailable
@@ -22,7 +35,10 @@ from fsmnet.nets import Network
 
 def learn(net: Network, *, extra_words: Sequence[Sequence[str]] = (), walks: int = 500,
           seed: int = 0) -> Automaton:
-    """A Moore machine learned from ``net`` by L* (aalpy), minimized."""
+    """A Moore machine learned from ``net`` by L* (aalpy), minimized.
+
+    ``extra_words`` (symbol names) are offered to L* as counterexamples before
+    ``walks`` random words of length 1..40."""
     try:
         import random
 
@@ -53,28 +69,95 @@ def learn(net: Network, *, extra_words: Sequence[Sequence[str]] = (), walks: int
                         self.sul.post()
                         return tuple(word[:i + 1])
                 self.sul.post()
-            return base.find_cex(hypothesis)
+            return base.find_cex(hypothesis) if walks > 0 else None
 
     model = run_Lstar(alphabet, sul, WithWords(alphabet, sul), automaton_type="moore",
                       print_level=0)
     return from_aalpy(model, name=f"L*({net.name or 'network'})").minimal()
 
 
+def access_words(automaton: Automaton) -> dict[int, list[int]]:
+    """A shortest word (symbol indices) to every reachable state (breadth-first)."""
+    assert automaton.initial is not None
+    words = {automaton.initial: []}
+    queue = [automaton.initial]
+    for q in queue:
+        for a in range(automaton.n_symbols):
+            t = int(automaton.delta[a, q])
+            if t not in words:
+                words[t] = words[q] + [a]
+                queue.append(t)
+    return words
+
+
+def drift_candidates(net: Network, automaton: Automaton, *, max_period: int = 2,
+                     power: int = 1024, limit: int = 128) -> list[list[int]]:
+    """Shortest float-disagreeing prefixes of p_q · u^n (module docstring), shortest
+    first; at most ``limit`` words are run.  Candidates only: confirm them exactly."""
+    from fsmnet.nets.alignment import label_map
+
+    to_auto = np.array(label_map(net, automaton))
+    out = np.asarray(automaton.output_ids)
+    loops = [u for m in range(1, max_period + 1)
+             for u in product(range(automaton.n_symbols), repeat=m)]
+    found: list[list[int]] = []
+    runs = 0
+    for prefix in access_words(automaton).values():
+        for u in loops:
+            if runs >= limit:
+                return sorted(found, key=len)
+            runs += 1
+            word = np.array(prefix + list(u) * (power // len(u)), dtype=np.int64)
+            bad = np.flatnonzero(to_auto[net.label_trace(word)] != out[automaton.trace(word)])
+            if len(bad):
+                found.append([int(x) for x in word[:int(bad[0])]])
+    return sorted(found, key=len)
+
+
+def _confirmed_drift(net: Network, automaton: Automaton) -> Any:
+    from fsmnet.proofs.verifier import confirm
+
+    for word in drift_candidates(net, automaton):
+        cex = confirm(net, automaton, word)
+        if cex is not None:
+            return cex
+    return None
+
+
 def certify_extracted(net: Network, *, float32: bool, certificate: str | None,
-                      network_path: str | None, start: float, rounds: int = 3) -> Any:
-    """Learn, certify, and re-learn with each confirmed counterexample."""
+                      network_path: str | None, start: float, rounds: int = 4,
+                      walks: int = 500, seed: int = 0) -> Any:
+    """Learn, certify, and re-learn with each confirmed counterexample (module docstring)."""
     from dataclasses import replace
 
     from fsmnet.proofs.abstract.certify import certify
 
     words: list[list[str]] = []
+    trail: list[str] = []
     result: Any = None
+    automaton: Automaton | None = None
     for _ in range(rounds):
-        automaton = learn(net, extra_words=words)
+        automaton = learn(net, extra_words=words, walks=walks, seed=seed)
         result = certify(automaton, net, float32=float32, certificate=certificate,
                          network_path=network_path)
-        result.details["learned"] = f"{automaton.n_states} states (L*, aalpy)"
-        if result.verdict != "refuted":
+        cex = result.counterexample if result.verdict == "refuted" else None
+        if result.verdict == "unknown":
+            cex = _confirmed_drift(net, automaton)
+            if cex is not None:
+                result = replace(result, verdict="refuted", method="drift-search",
+                                 counterexample=cex, proved_length=len(cex.word) - 1)
+        note = f"{automaton.n_states} states: {result.verdict}"
+        if cex is None:
+            trail.append(note)
             break
-        words.append(list(result.counterexample.word))
+        word = [str(x) for x in cex.word]
+        trail.append(f"{note} by a word of length {len(word)} (confirmed exactly)")
+        if word in words:  # L* saw it and kept the hypothesis: the float run agrees there
+            trail.append("the float network agrees with the hypothesis on that word "
+                         "(only the exact evaluator differs): reported, not learned")
+            break
+        words.append(word)
+    assert automaton is not None
+    result.details["learned"] = f"{automaton.n_states} states (L*, aalpy)"
+    result.details["rounds"] = trail
     return replace(result, seconds=time.perf_counter() - start)
