@@ -79,7 +79,7 @@ def learn(net: Network, *, extra_words: Sequence[Sequence[str]] = (), walks: int
 def access_words(automaton: Automaton) -> dict[int, list[int]]:
     """A shortest word (symbol indices) to every reachable state (breadth-first)."""
     assert automaton.initial is not None
-    words = {automaton.initial: []}
+    words: dict[int, list[int]] = {automaton.initial: []}
     queue = [automaton.initial]
     for q in queue:
         for a in range(automaton.n_symbols):
