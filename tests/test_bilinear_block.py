@@ -1,8 +1,18 @@
-"""bilinear-block: direct-product splits, and simulation of every automaton."""
+"""bilinear-block: direct-product splits, and simulation of every automaton.
+
+Independent sources: the brute-force congruence enumeration below (the routine
+the fast one replaced: every pair's closure with every letter, then all
+pairwise joins, each closed again), the generic exact product exploration
+(``fast_paths=False``, dense Fraction vectors), and the number of subgroups
+of S4 and S5 (30 and 156, OEIS A005432): the congruences of a group's Cayley
+machine are its subgroups' right-coset partitions.
+"""
 
 from __future__ import annotations
 
 import itertools
+import time
+from itertools import combinations
 
 import numpy as np
 import pytest
@@ -12,7 +22,134 @@ from hypothesis import strategies as st
 
 import fsmnet
 from fsmnet.automata import Automaton
+from fsmnet.constructions.congruences import congruences, essential_letters
 from fsmnet.errors import NetworkFileError
+from fsmnet.proofs.product import explore_product
+from fsmnet.proofs.product_block import block_one_hot_model
+
+
+def _brute_close(delta, parent, pending):
+    def find(x):
+        while parent[x] != x:
+            x = parent[x]
+        return x
+
+    while pending:
+        p, q = pending.pop()
+        rp, rq = find(p), find(q)
+        if rp != rq:
+            parent[rp] = rq
+            pending.extend((int(delta[s, p]), int(delta[s, q])) for s in range(delta.shape[0]))
+    seen: dict[int, int] = {}
+    return tuple(seen.setdefault(find(x), len(seen)) for x in range(len(parent)))
+
+
+def brute_force_congruences(delta):
+    """The old enumeration, kept as the oracle: all n(n-1)/2 principal congruences
+    with every letter, then joins of all pairs (each re-closed) until nothing new."""
+    n = delta.shape[1]
+    identity, universal = tuple(range(n)), (0,) * n
+    found = {_brute_close(delta, list(range(n)), [(p, q)]) for p, q in combinations(range(n), 2)}
+    found.discard(universal)
+    frontier = list(found)
+    while frontier:
+        new = []
+        for a in frontier:
+            for b in list(found):
+                pending = [(x, a.index(a[x])) for x in range(n)] + \
+                          [(x, b.index(b[x])) for x in range(n)]
+                c = _brute_close(delta, list(range(n)), pending)
+                if c != universal and c not in found:
+                    found.add(c)
+                    new.append(c)
+        frontier = new
+    found.discard(identity)
+    return found
+
+
+@st.composite
+def permutation_automata(draw, max_states=8):
+    """Semiautomata whose letters are random permutations (the fast path's case)."""
+    n = draw(st.integers(1, max_states))
+    k = draw(st.integers(1, 3))
+    rows = [draw(st.permutations(range(n))) for _ in range(k)]
+    return np.array(rows, dtype=np.int64).reshape(k, n)
+
+
+@settings(deadline=None, max_examples=150)
+@given(st.one_of(small_automata(max_states=7).map(lambda a: a.delta), permutation_automata()))
+def test_fast_congruences_equal_brute_force(delta):
+    found, complete = congruences(delta, 10**6)
+    assert complete
+    assert found == brute_force_congruences(delta)
+
+
+@settings(deadline=None, max_examples=60)
+@given(permutation_automata(max_states=6))
+def test_products_of_letters_are_redundant(delta):
+    # A letter that is a product of two others adds no congruence condition.
+    product = delta[-1][delta[0]]  # first delta[0], then delta[-1]
+    bigger = np.vstack([delta, product[None]])
+    assert len(essential_letters(bigger)) <= delta.shape[0]
+    assert congruences(bigger, 10**6) == congruences(delta, 10**6)
+
+
+@pytest.mark.parametrize(("spec", "subgroups"), [("symmetric:4", 30), ("symmetric:4,gens", 30),
+                                                 ("symmetric:5,gens", 156)])
+def test_group_congruences_are_its_subgroups(spec, subgroups):
+    found, complete = congruences(fsmnet.load(spec).minimal().delta, 10**6)
+    assert complete
+    assert len(found) == subgroups - 2  # neither the trivial group nor the whole group
+
+
+def test_step_budget_truncates_but_stays_correct():
+    net = fsmnet.compile("symmetric:4,gens", "bilinear-block", max_steps=10)
+    assert net.options["congruences"] == "truncated"
+    assert net.options["blocks"] == [24]
+    assert_simulates(net, fsmnet.load("symmetric:4,gens").minimal(), seed=3)
+
+
+def test_s5_splits_and_is_fast():
+    # S5 = (subgroup of order 20) · (subgroup of order 6) with trivial intersection:
+    # blocks on 6 and 20 cosets, so H = 26 instead of 120 (product 120 = |S5|).
+    t0 = time.perf_counter()
+    net = fsmnet.compile("symmetric:5,gens", "bilinear-block")
+    assert time.perf_counter() - t0 < 10
+    assert sorted(net.options["blocks"]) == [6, 20]
+    assert net.options["congruences"] == "complete"
+    assert_simulates(net, fsmnet.load("symmetric:5,gens").minimal(), seed=5)
+
+
+@settings(deadline=None, max_examples=40)
+@given(small_automata(max_states=6), st.data())
+def test_block_fast_path_equals_generic_exploration(automaton, data):
+    m = automaton.minimal()
+    net = fsmnet.compile(m, "bilinear-block")
+    assert block_one_hot_model(net) is not None
+    # Random signs and scales on the one nonzero of some columns (still ±one-hot
+    # states), and on h0: the fast path must follow the exact semantics.
+    params = dict(net.params)
+    for i in range(len(net.options["blocks"])):
+        w = np.array(params[f"W.{i}"])
+        nz = np.argwhere(w != 0)
+        for row in data.draw(st.lists(st.integers(0, len(nz) - 1), max_size=3)) if len(nz) else []:
+            w[tuple(nz[row])] = data.draw(st.sampled_from([-1.0, 2.0, -0.5]))
+        params[f"W.{i}"] = w
+    mutant = net.with_params(**params)
+    for candidate in (net, mutant):
+        fast = explore_product(candidate, m)
+        slow = explore_product(candidate, m, fast_paths=False)
+        assert (fast.status, fast.word, fast.pairs, fast.transitions) == (
+            slow.status, slow.word, slow.pairs, slow.transitions)
+        for a, b in zip(fast.states, slow.states):
+            assert all(np.array_equal(x, y) for x, y in zip(a, b))
+
+
+def test_block_fast_path_refuses_two_nonzeros_in_a_column():
+    net = fsmnet.compile("modadd:6", "bilinear-block")
+    w = np.array(net.params["W.0"])
+    w[:, 0, 0] = 1.0
+    assert block_one_hot_model(net.with_params(**{"W.0": w})) is None
 
 
 @settings(deadline=None, max_examples=30)

@@ -32,7 +32,7 @@ RECORDS = (
     Architecture(
         id="bilinear-block", family="bilinear",
         summary="block-diagonal A(x), one block per direct-product factor "
-                "(options: max_states, max_congruences)",
+                "(options: max_states, max_congruences, max_steps)",
         semantics="fsmnet.nets.bilinear_block:BLOCK",
         construction="fsmnet.constructions.bilinear_block:compile_bilinear_block",
         certificate_model="fsmnet.proofs.certificate_models:BLOCK",

@@ -11,96 +11,29 @@ factor states, becomes the multilinear readout tensor
 readout[c, i_0, ..., i_{m-1}] = 1 iff the state with coordinates (i_0, ...)
 has the c-th label.  modadd:6 = mod 2 × mod 3 gives blocks of sizes 2 and 3.
 
-Finding congruences: every congruence is a join of principal congruences
-θ(p, q) (the least congruence merging p and q: merge, then keep merging the
-images δ(p', σ), δ(q', σ) of merged pairs, with union-find).  We compute the
-n(n-1)/2 principal congruences and close them under joins, breadth first,
-stopping at ``max_congruences`` (then the search may miss a factorization,
-and the network's options say ``"congruences": "truncated"``).  Machines with
-more than ``max_states`` states are not searched at all.  Either way the
-fallback is always correct: a single block, which is bilinear-full.
+Finding congruences (fsmnet/constructions/congruences.py): every congruence is
+a join of principal congruences θ(p, q); for a permutation automaton θ(p, q)
+= θ(pσ, qσ), so n − 1 closures give them all, and letters that are products
+of other letters are dropped.  The enumeration stops at ``max_congruences``
+congruences or ``max_steps`` union-find steps (then the search may miss a
+factorization, and the network's options say ``"congruences": "truncated"``).
+Machines with more than ``max_states`` states are not searched at all, nor
+are machines whose number of states is prime (no two factors of sizes ≥ 2
+multiply to it).  Either way the fallback is always correct: a single block,
+which is bilinear-full.
 """
 
 from __future__ import annotations
 
-from itertools import combinations
-
 import numpy as np
 
 from fsmnet.automata import Automaton
+from fsmnet.constructions.congruences import Partition, product_split
 from fsmnet.errors import SpecError
 from fsmnet.nets import Network
 
-Partition = tuple[int, ...]  # canonical class index per state (first-seen order)
-
-
-def _canonical(labels: list[int]) -> Partition:
-    seen: dict[int, int] = {}
-    return tuple(seen.setdefault(x, len(seen)) for x in labels)
-
-
-def _close(delta: np.ndarray, parent: list[int], pending: list[tuple[int, int]]) -> Partition:
-    """Least congruence containing the union-find ``parent`` and the ``pending`` merges."""
-
-    def find(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    while pending:
-        p, q = pending.pop()
-        rp, rq = find(p), find(q)
-        if rp == rq:
-            continue
-        parent[rp] = rq
-        # p ~ q now, so each symbol must send them to equivalent states.
-        pending.extend((int(delta[s, p]), int(delta[s, q])) for s in range(delta.shape[0]))
-    return _canonical([find(x) for x in range(len(parent))])
-
-
-def principal_congruence(delta: np.ndarray, p: int, q: int) -> Partition:
-    """θ(p, q): the least congruence in which p ~ q."""
-    return _close(delta, list(range(delta.shape[1])), [(p, q)])
-
-
-def join(delta: np.ndarray, a: Partition, b: Partition) -> Partition:
-    """The least congruence coarser than both (it is closed automatically, but cheap to redo)."""
-    n = len(a)
-    first_a: dict[int, int] = {}
-    first_b: dict[int, int] = {}
-    pending = []
-    for x in range(n):
-        pending.append((x, first_a.setdefault(a[x], x)))
-        pending.append((x, first_b.setdefault(b[x], x)))
-    return _close(delta, list(range(n)), pending)
-
-
-def congruences(delta: np.ndarray, limit: int) -> tuple[set[Partition], bool]:
-    """All non-trivial congruences (neither identity nor universal), up to ``limit``.
-
-    Returns the set and whether it is complete.
-    """
-    n = delta.shape[1]
-    identity, universal = tuple(range(n)), (0,) * n
-    found: set[Partition] = set()
-    for p, q in combinations(range(n), 2):
-        found.add(principal_congruence(delta, p, q))
-    found.discard(universal)
-    frontier = list(found)
-    while frontier:
-        new = []
-        for a in frontier:
-            for b in list(found):
-                c = join(delta, a, b)
-                if c != universal and c not in found:
-                    if len(found) >= limit:
-                        return found, False
-                    found.add(c)
-                    new.append(c)
-        frontier = new
-    found.discard(identity)
-    return found, True
+# Options that count something are at least 1 (fsmnet.constructions.OPTION_MINIMUMS).
+OPTION_MINIMUMS = {"max_steps": 1}
 
 
 def quotient(delta: np.ndarray, part: Partition) -> np.ndarray:
@@ -112,43 +45,32 @@ def quotient(delta: np.ndarray, part: Partition) -> np.ndarray:
     return out
 
 
-def product_split(delta: np.ndarray, limit: int) -> tuple[tuple[Partition, Partition] | None, bool]:
-    """Two congruences whose classes pair up to the states (a direct-product split).
-
-    The most balanced split is preferred; recursion splits the factors further.
-    """
-    n = delta.shape[1]
-    found, complete = congruences(delta, limit)
-    by_size: dict[int, list[Partition]] = {}
-    for part in found:
-        by_size.setdefault(max(part) + 1, []).append(part)
-    for b1 in sorted((b for b in by_size if n % b == 0 and 1 < b <= n // b),
-                     key=lambda b: -b):
-        for p1 in by_size[b1]:
-            for p2 in by_size.get(n // b1, []):
-                if len(set(zip(p1, p2))) == n:  # meet = identity, so pairs ↔ states
-                    return (p1, p2), complete
-    return None, complete
+def _prime(n: int) -> bool:
+    return n >= 2 and all(n % d for d in range(2, int(n ** 0.5) + 1))
 
 
-def factor_maps(delta: np.ndarray, limit: int, max_states: int) -> tuple[list[Partition], bool]:
+def factor_maps(delta: np.ndarray, limit: int, max_states: int,
+                max_steps: int = 4_000_000) -> tuple[list[Partition], bool]:
     """Coordinate maps q ↦ class of each factor, for a full recursive product split."""
     n = delta.shape[1]
-    if n < 4 or n > max_states:  # a product of two non-trivial factors needs n ≥ 4
-        return [tuple(range(n))], n <= max_states
-    split, complete = product_split(delta, limit)
+    if n < 4 or _prime(n):  # a split needs n = b1·b2 with b1, b2 ≥ 2: nothing to search
+        return [tuple(range(n))], True
+    if n > max_states:
+        return [tuple(range(n))], False
+    split, complete = product_split(delta, limit, max_steps=max_steps)
     if split is None:
         return [tuple(range(n))], complete
     maps: list[Partition] = []
     for part in split:
-        sub, sub_complete = factor_maps(quotient(delta, part), limit, max_states)
+        sub, sub_complete = factor_maps(quotient(delta, part), limit, max_states, max_steps)
         complete = complete and sub_complete
         maps += [tuple(g[part[q]] for q in range(n)) for g in sub]
     return maps, complete
 
 
-def compile_bilinear_block(automaton: Automaton, *, max_states: int = 64,
-                           max_congruences: int = 2000) -> Network:
+def compile_bilinear_block(automaton: Automaton, *, max_states: int = 2048,
+                           max_congruences: int = 2000,
+                           max_steps: int = 4_000_000) -> Network:
     """Block-diagonal bilinear network, one one-hot block per direct-product factor.
 
     Parameters
@@ -157,31 +79,37 @@ def compile_bilinear_block(automaton: Automaton, *, max_states: int = 64,
         Do not search for a product split above this many states (one block).
     max_congruences
         Stop enumerating congruences after this many (bounded work).
+    max_steps
+        Stop enumerating congruences after this many union-find steps (about a
+        microsecond each; the default bounds the search to seconds).
 
     The network's options record ``blocks`` (the block sizes) and
     ``congruences`` (``"complete"`` or ``"truncated"``).
     """
-    for name, value in (("max_states", max_states), ("max_congruences", max_congruences)):
+    for name, value in (("max_states", max_states), ("max_congruences", max_congruences),
+                        ("max_steps", max_steps)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise SpecError("must be a positive integer", source="<compile>",
                             field=f"options.{name}", value=value)
     delta = automaton.delta
     n, k = automaton.n_states, automaton.n_symbols
-    maps, complete = factor_maps(delta, max_congruences, max_states)
+    maps, complete = factor_maps(delta, max_congruences, max_states, max_steps)
     sizes = [max(g) + 1 for g in maps]
     params: dict[str, np.ndarray] = {}
     assert automaton.initial is not None
+    symbols = np.arange(k)[:, None]
     for i, g in enumerate(maps):
+        coord = np.asarray(g, dtype=np.int64)
         w = np.zeros((sizes[i], sizes[i], k), dtype=np.float64)
-        for q in range(n):
-            for s in range(k):
-                w[g[int(delta[s, q])], g[q], s] = 1.0
+        # w[g(δ(q, s)), g(q), s] = 1 for every state q and symbol s.
+        w[coord[delta], coord[None, :], symbols] = 1.0
         h0 = np.zeros(sizes[i], dtype=np.float64)
         h0[g[automaton.initial]] = 1.0
         params[f"W.{i}"], params[f"h0.{i}"] = w, h0
     readout = np.zeros((len(automaton.labels), *sizes), dtype=np.float64)
-    for q in range(n):
-        readout[(int(automaton.output_ids[q]), *(g[q] for g in maps))] = 1.0
+    index = (np.asarray(automaton.output_ids, dtype=np.int64),
+             *(np.asarray(g, dtype=np.int64) for g in maps))
+    readout[index] = 1.0
     if int(readout.sum()) != n or readout.size != len(automaton.labels) * n:
         raise AssertionError("bilinear-block: the factor coordinates are not a bijection")
     params["readout"] = readout
