@@ -48,6 +48,7 @@ from .invariants import check_invariants
 from .product import check_product
 from .reduction import check_reduced
 from .witness import check_witness
+from .zonotope import check_zonotopes
 
 
 def _product_summary(cert: dict[str, Any]) -> str:
@@ -66,6 +67,7 @@ METHODS: dict[str, tuple[Callable[[dict[str, Any]], str], bool]] = {
     "belief-decay": (check_decay, False),
     "box-invariant": (check_invariants, True),
     "reduced-invariant": (check_reduced, True),
+    "zonotope-invariant": (check_zonotopes, True),
 }
 
 

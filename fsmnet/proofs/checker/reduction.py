@@ -34,6 +34,7 @@ from typing import Any
 
 from .core import CertificateError, _mat, _vec
 from .invariants import check_invariants
+from .zonotope import check_zonotopes
 
 
 def _mul(a: list[list[Fraction]], b: list[list[Fraction]]) -> list[list[Fraction]]:
@@ -115,6 +116,8 @@ def check_reduced(cert: dict[str, Any]) -> str:
     method = inner.get("method")
     if method == "box-invariant":
         summary = check_invariants(inner)
+    elif method == "zonotope-invariant":
+        summary = check_zonotopes(inner)
     else:
         raise CertificateError(f"reduced-invariant: unsupported inner method {method!r}")
     return f"valid: reduction H={n} -> d={d} checked; {summary.removeprefix('valid: ')}"

@@ -1,0 +1,168 @@
+"""Zonotope invariants (fsmnet.proofs.abstract.zonotope, checker.zonotope): a rotating
+network on which every box grows, certified by slice zonotopes.
+
+The subject: "the last symbol is b" with two extra hidden coordinates v that
+every symbol rotates by the Pythagorean angle (cos, sin) = (3/5, 4/5) and
+contracts by ρ = 9/10, fed with u_a = (1/10, 0) or u_b = (0, 1/10):
+v' = ρ R v + u_x.  By hand (the independent route): |v|₂ ≤ |u|/(1 − ρ) = 1
+on every word, so the readout difference ±(s_A − s_B) + (v1 − v2)/4 keeps the
+sign of s_A − s_B = ±1 (|v1 − v2|/4 ≤ √2/4 < 1): the net equals the automaton
+for every length.  Boxes: one step of ρ R maps the box [−r, r]² onto a square
+of half-diagonal ρ√2 r rotated by 53°, whose bounding box is ρ(3/5 + 4/5) r =
+1.26 r — every box in these coordinates grows.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import numpy as np
+import pytest
+from certify_helpers import exhaustive_agree
+
+import fsmnet
+from fsmnet.automata import Automaton
+from fsmnet.proofs.abstract.certify import certify, prove_invariant
+from fsmnet.proofs.checker import CertificateError, check_certificate
+
+LAST_B = Automaton(delta=[[0, 0], [1, 1]], symbols=["a", "b"], initial=0,
+                   outputs=[False, True], name="last-b")
+
+
+def rotation_net(eps: float = 0.0, seed: int = 0) -> fsmnet.nets.Network:
+    rot = 0.9 * np.array([[0.6, -0.8], [0.8, 0.6]])
+    w = np.zeros((4, 4, 2))
+    for x, u in enumerate([(0.1, 0.0), (0.0, 0.1)]):
+        w[x, 0, x] = w[x, 1, x] = 1  # s ← e_x (s_A + s_B)
+        w[2:, 2:, x] = rot
+        w[2:, 0, x] = w[2:, 1, x] = u
+    net = fsmnet.nets.Network(arch="bilinear-full", params={
+        "W": w, "h0": np.array([1.0, 0, 0, 0]),
+        "readout": np.array([[1, 0, 0.25, 0], [0, 1, 0, 0.25]])},
+        symbols=["a", "b"], labels=[False, True])
+    if eps:
+        rng = np.random.default_rng(seed)
+        net = net.with_params(**{k: v + eps * rng.standard_normal(v.shape)
+                                 for k, v in net.params.items()})
+    return net
+
+
+@pytest.fixture(scope="module")
+def certs(tmp_path_factory: pytest.TempPathFactory) -> dict[float, tuple]:
+    out = {}
+    for eps in (0.0, 1e-3):
+        net = rotation_net(eps)
+        path = tmp_path_factory.mktemp("z") / "cert.json"
+        out[eps] = (net, certify(LAST_B, net, certificate=str(path)), path)
+    return out
+
+
+@pytest.mark.parametrize("eps", [0.0, 1e-3])
+def test_rotating_net_is_certified_by_zonotopes(certs: dict, eps: float) -> None:
+    net, result, path = certs[eps]
+    assert (result.verdict, result.domain) == ("proved", "zonotope")
+    assert exhaustive_agree(net, LAST_B, 10)  # independent: all words to length 10
+    cert = json.loads(path.read_text())
+    assert cert["method"] == "zonotope-invariant"
+    assert check_certificate(cert).startswith("valid: zonotope invariant")
+
+
+def test_boxes_blow_up_on_the_rotating_net() -> None:
+    from fsmnet.proofs.abstract import slice_boxes
+    from fsmnet.proofs.abstract.linear import PADS
+    from fsmnet.proofs.abstract.search import sample_states
+
+    net = rotation_net()
+    cloud = sample_states(net, LAST_B)
+    mats = np.asarray(net.semantics.matrices(net, False))
+    # even with the functional s_A + s_B that every symbol preserves exactly
+    for pad in PADS:
+        found = slice_boxes.search(np.array([1.0, 1, 0, 0]), mats, LAST_B, cloud.states,
+                                   pad=pad)
+        assert found.boxes is None and "blew up" in found.reason
+    # and no box candidate of the registry's domain passes the exact check
+    from fsmnet.proofs.abstract.certify import _rights
+    from fsmnet.proofs.abstract.linear import CHART_BOX
+    from fsmnet.proofs.certificate import _common, network_model
+
+    common = _common(net, LAST_B, "box-invariant", network_model(net), None)
+    for body, _ in CHART_BOX.candidates(net, LAST_B, cloud.states, _rights(net, LAST_B)):
+        if body is None or body["domain"] == "zonotope":
+            continue
+        with pytest.raises(CertificateError):
+            check_certificate({**common, **body})
+
+
+def test_float32_claims_do_not_use_zonotopes() -> None:
+    # no rounding model for zonotopes yet: a --float32 run must not report one
+    cert, why, _ = prove_invariant(rotation_net(), LAST_B, float32=True)
+    assert cert is None or cert["domain"] != "zonotope", why
+
+
+def _mutants(cert: dict) -> list[dict]:
+    """Every number of the invariant made huge (each then breaks φ·x = 0, φ·c = 1, an
+    inclusion or a margin), scales made negative, φ negated, successors moved,
+    outputs negated, readout rows swapped."""
+    out = []
+
+    def numbers(node: object, path: tuple) -> list[tuple]:
+        if isinstance(node, list):
+            return [p for i, x in enumerate(node) for p in numbers(x, path + (i,))]
+        if isinstance(node, dict):
+            return [p for k, x in node.items() for p in numbers(x, path + (k,))]
+        return [path] if isinstance(node, str) else []
+
+    for key in ("extra", "coefficients", "zonotopes"):
+        for path in numbers(cert[key], (key,)):
+            if "state" in path:
+                continue
+            for value in ("1000000", "-1") if "scale" in path else ("1000000",):
+                m = copy.deepcopy(cert)
+                node = m
+                for k in path[:-1]:
+                    node = node[k]
+                node[path[-1]] = value
+                out.append(m)
+    m = copy.deepcopy(cert)
+    m["phi"] = [x[1:] if x.startswith("-") else "-" + x for x in m["phi"]]
+    out.append(m)
+    for i, row in enumerate(cert["successors"]):
+        for a in range(len(row)):
+            m = copy.deepcopy(cert)
+            m["successors"][i][a] = (row[a] + 1) % len(cert["zonotopes"])
+            out.append(m)
+    m = copy.deepcopy(cert)
+    m["automaton"]["outputs"] = [not x for x in m["automaton"]["outputs"]]
+    out.append(m)
+    m = copy.deepcopy(cert)
+    m["network"]["model"]["readout"] = m["network"]["model"]["readout"][::-1]
+    out.append(m)
+    m = copy.deepcopy(cert)
+    m["pivot"] = (cert["pivot"] + 1) % len(cert["phi"])
+    out.append(m)
+    return out
+
+
+def test_mutated_zonotope_certificates_never_pass(certs: dict) -> None:
+    cert = json.loads(certs[1e-3][2].read_text())
+    mutants = _mutants(cert)
+    assert len(mutants) > 100
+    for m in mutants:
+        with pytest.raises(CertificateError):
+            check_certificate(m)
+
+
+def test_a_mutated_network_file_is_rejected(certs: dict, tmp_path) -> None:
+    net, _, _ = certs[1e-3]
+    file = tmp_path / "net.safetensors"
+    net.save(file)
+    path = tmp_path / "c.json"
+    assert certify(LAST_B, net, certificate=str(path), network_path=str(file)).verdict == \
+        "proved"
+    cert = json.loads(path.read_text())
+    assert check_certificate(cert, str(file)).startswith("valid")
+    other = tmp_path / "other.safetensors"
+    net.with_params(W=net.params["W"] * 1.001).save(other)
+    with pytest.raises(CertificateError):
+        check_certificate(cert, str(other))
