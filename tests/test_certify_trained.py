@@ -55,18 +55,20 @@ def _assert_refuted(result, net, spec) -> None:
 
 # ---------------------------------------------------------------- one per family, float32
 
-FAMILIES = [  # (family, spec, arch, hidden, domain)
-    ("linear (fixed-point)", LAST, "fixed-point", 2, "slice-box"),
-    ("DeltaNet", LAST, "deltanet", 2, "slice-box"),
-    ("MinMax", "flipflop", "minmax-dense", 4, "minmax-box"),
+FAMILIES = [  # (family, spec, arch, hidden, steps, seed, domain)
+    ("linear (bilinear-cp)", LAST, "bilinear-cp", 2, 600, 3, "slice-box"),
+    ("linear (fixed-point)", LAST, "fixed-point", 2, 300, 0, "slice-box"),
+    ("DeltaNet", LAST, "deltanet", 2, 300, 0, "slice-box"),
+    ("MinMax", "flipflop", "minmax-dense", 4, 300, 0, "minmax-box"),
 ]
 
 
-@pytest.mark.parametrize("family,spec,arch,hidden,domain", FAMILIES,
+@pytest.mark.parametrize("family,spec,arch,hidden,steps,seed,domain", FAMILIES,
                          ids=[f[0] for f in FAMILIES])
 def test_a_trained_network_of_each_family_is_proved_for_float32(family, spec, arch, hidden,
-                                                                domain, tmp_path) -> None:
-    net = _trained(spec, arch, hidden)
+                                                                steps, seed, domain,
+                                                                tmp_path) -> None:
+    net = _trained(spec, arch, hidden, steps, seed)
     file = tmp_path / "net.safetensors"
     net.save(file)
     path = tmp_path / "c.json"
