@@ -37,8 +37,8 @@ def _check(net: Network, a: Automaton, seed: int, exact_len: int = 40) -> None:
         assert converges_exactly(net, sym)  # exact proof that ρ < 1
 
 
-@pytest.mark.parametrize("spec", ["parity", "cyclic:3", "cyclic:4", "shellgame:3",
-                                  "modadd:5", "symmetric:3"])
+@pytest.mark.parametrize("spec", ["parity", "cyclic:3", "cyclic:4", "shellgame:3", "modadd:5",
+                                  pytest.param("symmetric:3", marks=pytest.mark.slow)])
 def test_families(spec: str) -> None:
     a = load(spec).minimal()
     net = compile_automaton(a, "fixed-point")

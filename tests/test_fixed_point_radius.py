@@ -12,6 +12,7 @@ the products of U's leading diagonal entries).
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from fractions import Fraction
 
 import numpy as np
@@ -78,3 +79,145 @@ def test_large_hidden_size_is_refused_quickly() -> None:
     with pytest.raises(NotExpressible, match="hidden size 60"):
         compile_automaton(a, "fixed-point")
     assert time.process_time() - start < 5
+
+
+# ---------------------------------------------------------------- radius tuning
+# Independent sources below: numpy's eigenvalues of the network's own float
+# tensors (not the radii the construction reports), the Faddeev-LeVerrier
+# polynomial in Fractions with Schur-Cohn (``converges_exactly``), and
+# S R_σ S⁻¹ recomputed in Fractions from the S stored in the header.
+import fsmnet.constructions.fixed_point_tuning as tuning  # noqa: E402
+from fsmnet.automata import Automaton  # noqa: E402
+from fsmnet.nets.fixed_point import (  # noqa: E402
+    FIXED_POINT,
+    converges_exactly,
+    exact_inverse,
+    iterate_fixed_point,
+)
+
+OLD_S3_RADIUS = 0.999999
+"""docs/performance.md, "Fixed-point radii": the untuned construction on symmetric:3."""
+
+
+def _numpy_radius(net, sym: int) -> float:
+    lam, q = net.params["Lambda"][sym], net.params["Q"][sym]
+    m = (1 - lam)[:, None] * (np.eye(len(lam)) - q)
+    return float(max(abs(np.linalg.eigvals(m))))
+
+
+def _realizes_exactly(net, a: Automaton) -> None:
+    s = np.array([[Fraction(x) for x in row] for row in net.options["S"]], dtype=object)
+    s_inv = exact_inverse(s)
+    size, n = s.shape[0], a.n_states
+    exact = FIXED_POINT.matrices_exact(net)
+    for sym in range(a.n_symbols):
+        r = np.eye(size, dtype=object) * Fraction(1)
+        r[:n, :n] = 0
+        r[a.delta[sym], np.arange(n)] = Fraction(1)
+        if net.options["sign_channel"]:
+            perm = a.delta[sym]
+            r[n, n] = Fraction(round(np.linalg.det(np.eye(n)[:, perm])))
+        want = s.dot(r).dot(s_inv)
+        assert all(exact[sym][i, j] == want[i, j] for i in range(size) for j in range(size))
+
+
+@pytest.fixture(scope="module")
+def quick_tuning() -> Iterator[None]:
+    # exactness does not depend on how well the search does, only on its budget
+    saved = tuning._STEPS, tuning._SEEDS
+    tuning._STEPS, tuning._SEEDS = 250, 2
+    yield
+    tuning._STEPS, tuning._SEEDS = saved
+
+
+def test_blocks_are_invariant_and_orthonormal() -> None:
+    a = load("symmetric:3").minimal()
+    reps = []
+    for p in fp._permutations(a):  # P_σ ⊕ sgn σ, as the construction does
+        r = np.zeros((7, 7))
+        r[:6, :6] = p
+        r[6, 6] = np.linalg.det(p)
+        reps.append(r)
+    blocks = tuning.invariant_blocks(reps, np.random.default_rng(0))
+    v = np.hstack(blocks)
+    assert v.shape == (7, 7) and np.allclose(v.T @ v, np.eye(7), atol=1e-9)
+    for b in blocks:
+        for r in reps:  # R b stays in span(b)
+            assert np.allclose(b @ (b.T @ (r @ b)), r @ b, atol=1e-8)
+    # S3's regular representation: trivial + sign + 2 copies of the 2-dim one;
+    # the sign channel adds a second sign, which the random commutant element
+    # does not separate from the first (a 2-dim eigenspace)
+    assert sorted(b.shape[1] for b in blocks) in ([1, 1, 1, 2, 2], [1, 2, 2, 2])
+    merged = tuning.merge_blocks(reps, blocks)
+    for b in merged:  # no block left with a det −1 letter (it could never converge)
+        assert all(np.linalg.det(b.T @ r @ b) > 0 for r in reps)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 5).flatmap(lambda n: st.tuples(
+    st.lists(st.lists(st.integers(-3, 3), min_size=n, max_size=n), min_size=n, max_size=n),
+    st.integers(1, 50), st.lists(st.integers(1, 1023), min_size=n, max_size=n))))
+def test_rational_proof_agrees_with_fractions(case) -> None:
+    rows, den, nums = case
+    lam = [Fraction(p, 1024) for p in nums]
+    b = np.array([[Fraction(x, den) for x in row] for row in rows], dtype=object)
+    n = len(lam)
+    m = np.array([[Fraction(int(i == j)) - lam[i] * b[i, j] for j in range(n)]
+                  for i in range(n)], dtype=object)
+    assert tuning.proved_stable_rational(lam, rows, den) == schur_stable(charpoly(m))
+
+
+def test_tuned_radius_below_untuned_s3_gens(monkeypatch: pytest.MonkeyPatch) -> None:
+    a = load("symmetric:3,gens").minimal()
+    tuned = compile_automaton(a, "fixed-point")
+    assert tuned.options["construction"] == "tuned conjugation"
+    monkeypatch.setattr(tuning, "tuned_encoding", lambda reps, seed=0: None)
+    old = compile_automaton(a, "fixed-point")
+    assert old.options["construction"] == "conjugated permutation"
+    new_r = max(_numpy_radius(tuned, s) for s in range(a.n_symbols))
+    old_r = max(_numpy_radius(old, s) for s in range(a.n_symbols))
+    assert new_r < 0.9 < old_r
+    for sym in range(a.n_symbols):
+        assert converges_exactly(tuned, sym)
+        fixed, its = iterate_fixed_point(tuned, sym, tuned.params["h0"], tol=1e-12)
+        assert its < 1000
+        assert np.allclose(fixed, FIXED_POINT.matrices_float(tuned)[sym] @ tuned.params["h0"],
+                           rtol=1e-9, atol=1e-9)
+    _realizes_exactly(tuned, a)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec", ["symmetric:3", "alternating:4"])
+def test_tuned_radius_full_groups(spec: str) -> None:
+    # before: S3 0.999999 (OLD_S3_RADIUS); A4 had no proved encoding at all
+    a = load(spec).minimal()
+    net = compile_automaton(a, "fixed-point")
+    radius = max(_numpy_radius(net, s) for s in range(a.n_symbols))
+    assert radius < 0.95 < OLD_S3_RADIUS
+    assert all(converges_exactly(net, s) for s in range(a.n_symbols))
+    _realizes_exactly(net, a)
+    word = np.random.default_rng(0).integers(0, a.n_symbols, 2000)
+    assert np.array_equal(net.label_trace(word), a.output_ids[a.trace(word)])
+
+
+@st.composite
+def _small_groups(draw: st.DrawFn) -> Automaton:
+    n = draw(st.integers(2, 4))
+    k = draw(st.integers(1, 2))
+    perms = [draw(st.permutations(list(range(n)))) for _ in range(k)]
+    outputs = list(range(n))  # every state its own label: minimal iff transitive
+    return Automaton(delta=np.array(perms).reshape(k, n), symbols=[f"s{i}" for i in range(k)],
+                     initial=0, outputs=outputs)
+
+
+@settings(max_examples=6, deadline=None)
+@given(_small_groups())
+def test_tuned_construction_is_exact(quick_tuning: None, a: Automaton) -> None:
+    a = a.minimal()
+    net = compile_automaton(a, "fixed-point")
+    if net.options["construction"] == "tuned conjugation":
+        _realizes_exactly(net, a)
+    for sym in range(a.n_symbols):
+        assert converges_exactly(net, sym)
+    word = np.random.default_rng(1).integers(0, a.n_symbols, 30)
+    assert np.array_equal(net.label_trace(word, exact=True), a.output_ids[a.trace(word)])
