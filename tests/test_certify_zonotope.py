@@ -166,3 +166,23 @@ def test_a_mutated_network_file_is_rejected(certs: dict, tmp_path) -> None:
     net.with_params(W=net.params["W"] * 1.001).save(other)
     with pytest.raises(CertificateError):
         check_certificate(cert, str(other))
+
+
+def test_reduction_then_zonotopes(tmp_path) -> None:
+    # The rotating net padded with 4 unreached or unread coordinates: reduced back
+    # to H = 4 first, then proved by zonotopes; the checker re-checks both.
+    from test_minimal_linear import _pad
+
+    net = _pad(rotation_net(1e-3), 2)
+    path = tmp_path / "c.json"
+    result = certify(LAST_B, net, certificate=str(path))
+    assert (result.verdict, result.domain) == ("proved", "zonotope")
+    assert exhaustive_agree(net, LAST_B, 8)  # independent: all words to length 8
+    cert = json.loads(path.read_text())
+    assert (cert["method"], cert["invariant"]["method"]) == ("reduced-invariant",
+                                                             "zonotope-invariant")
+    assert check_certificate(cert).startswith("valid: reduction H=8 -> d=4")
+    bad = copy.deepcopy(cert)
+    bad["invariant"]["zonotopes"][0]["scale"][0] = "-1"
+    with pytest.raises(CertificateError):
+        check_certificate(bad)

@@ -61,17 +61,17 @@ class _Echelon:
             f = w[c]
             if f:
                 w = [a - f * b for a, b in zip(w, row)]
-        c = next((j for j, a in enumerate(w) if a), None)
-        if c is None:
+        lead = next((j for j, a in enumerate(w) if a), None)
+        if lead is None:
             return None
-        inv = 1 / w[c]
+        inv = 1 / w[lead]
         w = [a * inv for a in w]
         for i, row in enumerate(self.rows):  # clear the new pivot from the others
-            f = row[c]
+            f = row[lead]
             if f:
                 self.rows[i] = [a - f * b for a, b in zip(row, w)]
         self.rows.append(w)
-        self.pivots.append(c)
+        self.pivots.append(lead)
         return w
 
 
@@ -102,6 +102,14 @@ def _vecmat(v: Vec, a: Mat) -> Vec:
         if x:
             out = [s + x * y for s, y in zip(out, row)]
     return out
+
+
+def _left(m: Mat) -> Callable[[Vec], Vec]:
+    return lambda v: _matvec(m, v)
+
+
+def _right(m: Mat) -> Callable[[Vec], Vec]:
+    return lambda y: _vecmat(y, m)
 
 
 @dataclass(frozen=True)
@@ -147,8 +155,7 @@ class Reduction:
         return _matvec(self.readout, h)
 
 
-def minimal_representation(matrices: Sequence[Sequence[Sequence[Any]]], h0: Sequence[Any],
-                           readout: Sequence[Sequence[Any]]) -> Reduction:
+def minimal_representation(matrices: Any, h0: Any, readout: Any) -> Reduction:
     """The minimal linear representation of (A_x, h0, W), all entries exact rationals.
 
     >>> from fractions import Fraction as F
@@ -162,7 +169,7 @@ def minimal_representation(matrices: Sequence[Sequence[Sequence[Any]]], h0: Sequ
     v0 = [Fraction(x) for x in h0]
     out = [[Fraction(x) for x in row] for row in readout]
     n = len(v0)
-    reach = _closure([v0], [lambda v, m=m: _matvec(m, v) for m in mats], n)
+    reach = _closure([v0], [_left(m) for m in mats], n)
     r = len(reach.rows)
     if r == 0:  # h0 = 0: every score is 0, the zero-dimensional representation
         return Reduction([[] for _ in range(n)], [], [], [], [[] for _ in mats], [],
@@ -174,7 +181,7 @@ def minimal_representation(matrices: Sequence[Sequence[Sequence[Any]]], h0: Sequ
     b0 = [v0[i] for i in piv]
     wp = [[sum((w[k] * p_cols[j][k] for k in range(n) if w[k]), Fraction(0))
            for j in range(r)] for w in out]
-    obs = _closure(wp, [lambda y, m=m: _vecmat(y, m) for m in b], r)
+    obs = _closure(wp, [_right(m) for m in b], r)
     q, qp = obs.rows, obs.pivots
     reduced = [[[_vecmat(q[i], bm)[c] for c in qp] for i in range(len(q))] for bm in b]
     h0r = [sum((x * y for x, y in zip(row, b0) if x and y), Fraction(0)) for row in q]

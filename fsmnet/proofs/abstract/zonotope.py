@@ -222,11 +222,13 @@ def search(net: Any, automaton: Automaton, clouds: dict[int, list[np.ndarray]],
         return None, f"no fixed point within {max_rounds} rounds"
     for q in states:
         r = right[q]
-        for c in range(len(readout)):
-            d = readout[r] - readout[c]
-            if c != r and d @ centers[q] - np.abs(d @ g) @ scale[q] <= 0:
+        for k in range(len(readout)):
+            d = readout[r] - readout[k]
+            if k != r and d @ centers[q] - np.abs(d @ g) @ scale[q] <= 0:
                 return None, f"the zonotope of state {q} is not read out with a margin"
-    order = [automaton.initial] + [q for q in states if q != automaton.initial]
+    q0 = automaton.initial
+    assert q0 is not None
+    order = [q0] + [q for q in states if q != q0]
     index = {q: i for i, q in enumerate(order)}
     body = {"method": "zonotope-invariant", "domain": "zonotope", "rounding": "exact",
             "phi": exact_qs(phi_q), "pivot": p, "extra": exact_qs(np.array(
