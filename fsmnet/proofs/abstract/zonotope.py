@@ -151,36 +151,51 @@ def _mass_functional(mats: np.ndarray, points: list[np.ndarray]) -> Any:
     return Chart(exact, pivot)
 
 
-def search(net: Any, automaton: Automaton, clouds: dict[int, list[np.ndarray]],
-           right: dict[int, int], *, pad: float = 0.05, max_rounds: int = 400,
-           blow_up: float = 1e3) -> tuple[dict[str, Any] | None, str]:
-    """A ``zonotope-invariant`` certificate body (float search, exact data), or why not."""
+def prepare(net: Any, clouds: dict[int, list[np.ndarray]]) -> tuple[Any, str]:
+    """(the search's fixed data: φ, template, F_a; or None, why not) — computed once
+    for every inflation (the F_a are one LP per generator and symbol)."""
     from fsmnet.nets.linear import LinearRecurrence
     from fsmnet.proofs.abstract.linear import choose_chart
-    from fsmnet.proofs.certificate_models import exact_qs
 
     sem = net.semantics
     if not isinstance(sem, LinearRecurrence):
         return None, f"{net.arch} is not a linear recurrence"
     mats = np.asarray(sem.matrices(net, False), float)
-    readout = np.asarray(sem.readout_matrix(net, False), float)
     chart = _mass_functional(mats, [h for pts in clouds.values() for h in pts])
     if chart is None:
         chart = choose_chart([h for pts in clouds.values() for h in pts])
     if chart is None:
         return None, "no linear functional is positive on every sampled state"
+    phi = np.array([float(x) for x in chart.phi])
+    states = [q for q in sorted(clouds) if clouds[q]]
+    pts = {q: np.array(clouds[q]) / (np.array(clouds[q]) @ phi)[:, None] for q in states}
+    ref = np.mean([pts[q].mean(0) for q in states], axis=0)
+    extra_q = template(mats, chart.phi, chart.pivot, ref)
+    if not extra_q:  # then the template is the chart basis: boxes were tried already
+        return None, "no rotation plane: zonotopes add nothing to the boxes"
+    extra = np.array([[float(v) for v in x] for x in extra_q])
+    g = _generators(phi, chart.pivot, extra)
+    fs = representation(g, mats, ref, phi, len(extra))
+    fs = [np.vectorize(lambda v: float(_dyadic(v)))(f) for f in fs]
+    return (chart, mats, states, pts, extra_q, extra, g, fs), ""
+
+
+def search(net: Any, automaton: Automaton, clouds: dict[int, list[np.ndarray]],
+           right: dict[int, int], *, pad: float = 0.05, max_rounds: int = 400,
+           blow_up: float = 1e3, prep: Any = None) -> tuple[dict[str, Any] | None, str]:
+    """A ``zonotope-invariant`` certificate body (float search, exact data), or why not."""
+    from fsmnet.proofs.certificate_models import exact_qs
+
+    if prep is None:
+        prep, why = prepare(net, clouds)
+        if prep is None:
+            return None, why
+    chart, mats, states, pts, extra_q, extra, g, fs = prep
+    readout = np.asarray(net.semantics.readout_matrix(net, False), float)
     p, phi_q = chart.pivot, chart.phi
     phi = np.array([float(x) for x in phi_q])
-    states = [q for q in range(automaton.n_states) if clouds.get(q)]
-    pts = {q: np.array(clouds[q]) / (np.array(clouds[q]) @ phi)[:, None] for q in states}
     centers = {q: pts[q].mean(0) for q in states}
-    ref = np.mean([centers[q] for q in states], axis=0)
-    extra_q = template(mats, phi_q, p, ref)
-    extra = np.array([[float(v) for v in x] for x in extra_q]).reshape(len(extra_q), len(phi))
-    g = _generators(phi, p, extra)
     m = g.shape[1]
-    fs = representation(g, mats, ref, phi, len(extra))
-    fs = [np.vectorize(lambda v: float(_dyadic(v)))(f) if f.size else f for f in fs]
     # exact centres: dyadic, then the pivot coordinate fixes φ·c = 1 exactly
     cq: dict[int, list[Fraction]] = {}
     for q in states:
@@ -231,10 +246,9 @@ def search(net: Any, automaton: Automaton, clouds: dict[int, list[np.ndarray]],
     order = [q0] + [q for q in states if q != q0]
     index = {q: i for i, q in enumerate(order)}
     body = {"method": "zonotope-invariant", "domain": "zonotope", "rounding": "exact",
-            "phi": exact_qs(phi_q), "pivot": p, "extra": exact_qs(np.array(
-                extra_q, dtype=object).reshape(len(extra_q), len(phi_q))) if extra_q else [],
-            "coefficients": [exact_qs(np.vectorize(Fraction, otypes=[object])(f))
-                             if f.size else [] for f in fs],
+            "phi": exact_qs(phi_q), "pivot": p,
+            "extra": exact_qs(np.array(extra_q, dtype=object)),
+            "coefficients": [exact_qs(np.vectorize(Fraction, otypes=[object])(f)) for f in fs],
             "initial_zonotope": 0,
             "successors": [[index[int(automaton.delta[a, q])] for a in range(len(mats))]
                            for q in order],
@@ -247,8 +261,12 @@ def search(net: Any, automaton: Automaton, clouds: dict[int, list[np.ndarray]],
 def candidates(net: Any, automaton: Automaton, clouds: dict[int, list[np.ndarray]],
                right: dict[int, int]) -> Iterator[tuple[dict[str, Any] | None, str]]:
     """(body, why) per inflation, as the other domains (the caller checks exactly)."""
+    prep, why = prepare(net, clouds)
+    if prep is None:
+        yield None, f"{why} (zonotopes)"
+        return
     for pad in (0.05, 0.3):
-        body, why = search(net, automaton, clouds, right, pad=pad)
+        body, why = search(net, automaton, clouds, right, pad=pad, prep=prep)
         yield body, f"{why} (zonotopes, inflation {pad})"
         if body is not None:
             return
