@@ -38,7 +38,7 @@ def arguments(*, steps: int, hidden: int) -> argparse.Namespace:
 
 def run_cell(spec: str, arch: str, seed: int, *, hidden: int, steps: int, lr: float,
              batch: int = 64, eval_length: int = 500, eval_words: int = 64,
-             options: dict[str, Any] | None = None, certify: bool = True,
+             options: dict[str, Any] | None = None, certify: bool = False,
              table: str = "table") -> dict[str, Any]:
     """Train once; accuracy at length 10 and ``eval_length`` (per position, the
     empty prefix excluded), normalized so that 0 is chance over the labels; with
@@ -59,11 +59,12 @@ def run_cell(spec: str, arch: str, seed: int, *, hidden: int, steps: int, lr: fl
     return cell
 
 
-def certify_cell(result: Any, name: str) -> dict[str, Any]:
+def certify_cell(result: Any, name: str, folder: str | None = None) -> dict[str, Any]:
     """``fsmnet certify`` (exact arithmetic, default budgets) on the trained network:
     verdict, method, the confirmed word (refuted) or the proved length L (unknown).
-    The network is saved first, so ``fsmnet certify results/nets/NAME.safetensors
-    SPEC`` repeats the verdict.  Modules with no network form get verdict None."""
+    The network is saved first (in ``folder``, default ``results/nets/``), so
+    ``fsmnet certify results/nets/NAME.safetensors SPEC`` repeats the verdict.
+    Modules with no network form get verdict None."""
     from fsmnet.errors import FsmnetError
     from fsmnet.proofs.abstract.certify import certify
     from fsmnet.train.convert import to_network
@@ -73,7 +74,7 @@ def certify_cell(result: Any, name: str) -> dict[str, Any]:
                          name=name)
     except FsmnetError:
         return {"verdict": None, "why": "no network form"}
-    folder = os.path.join(RESULTS, "nets")
+    folder = folder or os.path.join(RESULTS, "nets")
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, "".join(c if c.isalnum() or c in "._,=-" else "_"
                                         for c in name) + ".safetensors")

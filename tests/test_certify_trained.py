@@ -361,3 +361,33 @@ def test_drift_candidates_find_a_slow_drift_that_short_words_miss() -> None:
     cex = _confirmed_drift(net, parity)
     assert cex is not None and len(cex.word) > 20
     assert net.output_of(cex.word, exact=True) != parity.output_of(cex.word)  # independent
+
+
+# ---------------------------------------------------------------- the experiments' column
+
+def test_experiments_certified_column_on_a_trained_network(tmp_path) -> None:
+    import importlib.util
+    from pathlib import Path
+
+    from fsmnet.train.loop import TrainConfig, train
+
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location("exp_common",
+                                                  root / "experiments" / "common.py")
+    common = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(common)
+    res = train("parity", TrainConfig(arch="bilinear-full", hidden=4, steps=300, seed=0,
+                                      threads=1))
+    cell = {"spec": "parity", "arch": "bilinear-full", "seed": 0,
+            "certified": common.certify_cell(res, "parity_full", folder=str(tmp_path))}
+    cert = cell["certified"]
+    assert cert["verdict"] == "refuted" and (tmp_path / "parity_full.safetensors").exists()
+    # independent: the saved file's exact evaluator disagrees with parity on the word
+    net = fsmnet.load_network(tmp_path / "parity_full.safetensors")
+    assert net.output_of(cert["word"], exact=True) != fsmnet.load("parity").output_of(
+        cert["word"])
+    assert common.certified_summary([cell]) == f"R{len(cert['word'])}"
+    assert "refuted by `" in common.certified_details([cell])
+    assert common.run_length(["1", "1", "1", "0", "(1 2)"]) == "1^3 0 (12)"
+    assert common.certified_code({"certified": {"verdict": "unknown",
+                                                "proved_length": 87}}) == "U87"
