@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import itertools
 import time
-from itertools import combinations
 
 import numpy as np
 import pytest
 from bilinear_helpers import FAMILIES, assert_simulates, small_automata
+from congruence_oracle import brute_force_congruences
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -26,45 +26,6 @@ from fsmnet.constructions.congruences import congruences, essential_letters
 from fsmnet.errors import NetworkFileError
 from fsmnet.proofs.product import explore_product
 from fsmnet.proofs.product_block import block_one_hot_model
-
-
-def _brute_close(delta, parent, pending):
-    def find(x):
-        while parent[x] != x:
-            x = parent[x]
-        return x
-
-    while pending:
-        p, q = pending.pop()
-        rp, rq = find(p), find(q)
-        if rp != rq:
-            parent[rp] = rq
-            pending.extend((int(delta[s, p]), int(delta[s, q])) for s in range(delta.shape[0]))
-    seen: dict[int, int] = {}
-    return tuple(seen.setdefault(find(x), len(seen)) for x in range(len(parent)))
-
-
-def brute_force_congruences(delta):
-    """The old enumeration, kept as the oracle: all n(n-1)/2 principal congruences
-    with every letter, then joins of all pairs (each re-closed) until nothing new."""
-    n = delta.shape[1]
-    identity, universal = tuple(range(n)), (0,) * n
-    found = {_brute_close(delta, list(range(n)), [(p, q)]) for p, q in combinations(range(n), 2)}
-    found.discard(universal)
-    frontier = list(found)
-    while frontier:
-        new = []
-        for a in frontier:
-            for b in list(found):
-                pending = [(x, a.index(a[x])) for x in range(n)] + \
-                          [(x, b.index(b[x])) for x in range(n)]
-                c = _brute_close(delta, list(range(n)), pending)
-                if c != universal and c not in found:
-                    found.add(c)
-                    new.append(c)
-        frontier = new
-    found.discard(identity)
-    return found
 
 
 @st.composite
