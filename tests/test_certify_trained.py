@@ -26,7 +26,10 @@ pytest.importorskip("torch")
 # a trained network that contracts every letter onto one ray can be right for ever.
 LAST = Automaton(delta=[[0, 0], [1, 1]], symbols=["set", "reset"], initial=0,
                  outputs=["on", "off"], name="last-letter")
-# Tomita 4 (Tomita 1982): no three consecutive 0s; state = trailing 0s, 3 = dead.
+# Tomita 1 (Tomita 1982): 1*; state 1 is dead (a 0 was read).
+TOMITA1 = Automaton(delta=[[1, 1], [0, 1]], symbols=["0", "1"], initial=0,
+                    outputs=[True, False], name="tomita1")
+# Tomita 4: no three consecutive 0s; state = trailing 0s, 3 = dead.
 TOMITA4 = Automaton(delta=[[1, 2, 3, 3], [0, 0, 0, 3]], symbols=["0", "1"], initial=0,
                     outputs=[True, True, True, False], name="tomita4")
 
@@ -164,6 +167,15 @@ def test_trained_mod3_is_refuted_by_a_long_repetition() -> None:
 def test_trained_minmax_sequences_is_refuted() -> None:
     net = _trained("sequences:2", "minmax-dense", hidden=8)
     _assert_refuted(fsmnet.certify("sequences:2", net), net, "sequences:2")
+
+
+def test_trained_minmax_tomita1_is_proved_for_float32(tmp_path) -> None:
+    net = _trained(TOMITA1, "minmax-dense", hidden=4, steps=600, seed=2)
+    path = tmp_path / "c.json"
+    result = fsmnet.certify(TOMITA1, net, float32=True, certificate=str(path))
+    assert (result.verdict, result.domain) == ("proved", "minmax-box")
+    assert check_certificate(json.loads(path.read_text())).startswith("valid")
+    assert exhaustive_agree(net, TOMITA1, 10)  # independent: all words to length 10
 
 
 def test_trained_tomita4_is_refuted() -> None:
