@@ -33,6 +33,7 @@ W P = W' Q).  Holding only for exact arithmetic, a reduction never backs a
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -43,6 +44,7 @@ import numpy as np
 Vec = list[Fraction]
 Mat = list[list[Fraction]]
 MAX_EXACT = 64  # larger nets are not reduced (exact closures of noisy weights grow fast)
+REDUCE_SECONDS = 5.0  # budget of one exact reduction inside certify
 PRIME = 33554393  # the largest prime below 2^25: products and sums of 64 fit in int64
 
 
@@ -75,13 +77,20 @@ class _Echelon:
         return w
 
 
+class ReductionBudget(Exception):
+    """The exact reduction ran past its time budget (noisy weights in many dimensions:
+    the echelon entries are ratios of minors, thousands of digits long)."""
+
+
 def _closure(start: Sequence[Vec], maps: Sequence[Callable[[Vec], Vec]],
-             limit: int) -> _Echelon:
+             limit: int, deadline: float | None = None) -> _Echelon:
     """The smallest subspace containing ``start`` and closed under every map
     (breadth first: each new basis vector is pushed through every map once)."""
     space = _Echelon()
     queue = [v for v in start]
     while queue and len(space.rows) < limit:
+        if deadline is not None and time.perf_counter() > deadline:
+            raise ReductionBudget("the exact reduction ran out of time")
         new = space.add(queue.pop(0))
         if new is not None:
             queue.extend(f(new) for f in maps)
@@ -155,8 +164,10 @@ class Reduction:
         return _matvec(self.readout, h)
 
 
-def minimal_representation(matrices: Any, h0: Any, readout: Any) -> Reduction:
-    """The minimal linear representation of (A_x, h0, W), all entries exact rationals.
+def minimal_representation(matrices: Any, h0: Any, readout: Any, *,
+                           seconds: float | None = None) -> Reduction:
+    """The minimal linear representation of (A_x, h0, W), all entries exact rationals;
+    :class:`ReductionBudget` after about ``seconds`` (None: no limit).
 
     >>> from fractions import Fraction as F
     >>> # a 3-dimensional net whose last coordinate is never reached
@@ -165,11 +176,12 @@ def minimal_representation(matrices: Any, h0: Any, readout: Any) -> Reduction:
     >>> red.dim, red.scores([0, 0, 0]) == [F(0), F(1)]
     (2, True)
     """
+    deadline = None if seconds is None else time.perf_counter() + seconds
     mats = [[[Fraction(x) for x in row] for row in m] for m in matrices]
     v0 = [Fraction(x) for x in h0]
     out = [[Fraction(x) for x in row] for row in readout]
     n = len(v0)
-    reach = _closure([v0], [_left(m) for m in mats], n)
+    reach = _closure([v0], [_left(m) for m in mats], n, deadline)
     r = len(reach.rows)
     if r == 0:  # h0 = 0: every score is 0, the zero-dimensional representation
         return Reduction([[] for _ in range(n)], [], [], [], [[] for _ in mats], [],
@@ -181,7 +193,7 @@ def minimal_representation(matrices: Any, h0: Any, readout: Any) -> Reduction:
     b0 = [v0[i] for i in piv]
     wp = [[sum((w[k] * p_cols[j][k] for k in range(n) if w[k]), Fraction(0))
            for j in range(r)] for w in out]
-    obs = _closure(wp, [_right(m) for m in b], r)
+    obs = _closure(wp, [_right(m) for m in b], r, deadline)
     q, qp = obs.rows, obs.pivots
     reduced = [[[_vecmat(q[i], bm)[c] for c in qp] for i in range(len(q))] for bm in b]
     h0r = [sum((x * y for x, y in zip(row, b0) if x and y), Fraction(0)) for row in q]
@@ -245,7 +257,8 @@ def reduce_network(net: Any) -> tuple[Reduction, Any] | None:
     minimal representation is smaller, else None (already minimal, or not linear
     with rational weights).
 
-    The reduced network is a ``bilinear-full`` net with the float roundings of the
+    The exact work stops after REDUCE_SECONDS (then None: the search runs on the
+    network itself).  The reduced network is a ``bilinear-full`` net with the float roundings of the
     reduced weights for the float search; its *exact* matrices and readout are
     seeded with the exact reduction, so the domains read exact weights.
     """
@@ -263,7 +276,10 @@ def reduce_network(net: Any) -> tuple[Reduction, Any] | None:
         return None
     if surely_minimal(mats, h0, readout):
         return None
-    red = minimal_representation(mats, h0, readout)
+    try:
+        red = minimal_representation(mats, h0, readout, seconds=REDUCE_SECONDS)
+    except ReductionBudget:
+        return None
     if red.dim >= len(h0) or red.dim == 0:
         return None
     w = np.array([[[float(red.matrices[a][i][j]) for a in range(len(red.matrices))]
