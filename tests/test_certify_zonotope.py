@@ -23,7 +23,7 @@ from certify_helpers import exhaustive_agree
 
 import fsmnet
 from fsmnet.automata import Automaton
-from fsmnet.proofs.abstract.certify import certify, prove_invariant
+from fsmnet.proofs.abstract.certify import certify
 from fsmnet.proofs.checker import CertificateError, check_certificate
 
 LAST_B = Automaton(delta=[[0, 0], [1, 1]], symbols=["a", "b"], initial=0,
@@ -94,10 +94,35 @@ def test_boxes_blow_up_on_the_rotating_net() -> None:
             check_certificate({**common, **body})
 
 
-def test_float32_claims_do_not_use_zonotopes() -> None:
-    # no rounding model for zonotopes yet: a --float32 run must not report one
-    cert, why, _ = prove_invariant(rotation_net(), LAST_B, float32=True)
-    assert cert is None or cert["domain"] != "zonotope", why
+@pytest.mark.parametrize("eps", [0.0, 1e-3])
+def test_float32_zonotope_certificate(tmp_path, eps: float) -> None:
+    net = rotation_net(eps)
+    path = tmp_path / "c32.json"
+    result = certify(LAST_B, net, float32=True, certificate=str(path))
+    assert (result.verdict, result.domain) == ("proved", "zonotope")
+    cert = json.loads(path.read_text())
+    assert cert["rounding"] == "float32-step"
+    assert check_certificate(cert).startswith("valid: zonotope invariant (float32-step)")
+    # independent: a numpy float32 run of the step semantics, 3000 random symbols
+    rng = np.random.default_rng(1)
+    mats = np.asarray(net.semantics.matrices(net, False), dtype=np.float32)
+    readout = net.params["readout"].astype(np.float32)
+    h = net.params["h0"].astype(np.float32)
+    h = h / np.abs(h).max()
+    for a in rng.integers(0, 2, size=3000):
+        h = mats[a] @ h
+        h = (h / np.abs(h).max()).astype(np.float32)
+        # the state of "last symbol is b" after symbol a is a itself
+        assert net.labels[int(np.argmax(readout @ h))] == LAST_B.output(int(a))
+    # the float32 model is bound to the exact one
+    bad = copy.deepcopy(cert)
+    bad["model32"]["matrices"][0][2][2] = "1/3"
+    with pytest.raises(CertificateError):
+        check_certificate(bad)
+    bad = copy.deepcopy(cert)
+    bad["zonotopes"][0]["scale"][1] = "0"
+    with pytest.raises(CertificateError):
+        check_certificate(bad)
 
 
 def _mutants(cert: dict) -> list[dict]:

@@ -327,10 +327,9 @@ class ChartBoxes:
                 body["model32"] = {"matrices": exact_qs(_fractions(rounding.mats32)),
                                    "readout": exact_qs(_fractions(rounding.readout32))}
             yield body, f"{found.reason} (inflation {pad})"
-        if not float32:  # zonotopes last: a rotation grows every box (exact claims only)
-            from fsmnet.proofs.abstract import zonotope
+        from fsmnet.proofs.abstract import zonotope  # last: a rotation grows every box
 
-            yield from zonotope.candidates(net, automaton, clouds, right)
+        yield from zonotope.candidates(net, automaton, clouds, right, rounding)
 
 
 def _fractions(arr: np.ndarray) -> np.ndarray:

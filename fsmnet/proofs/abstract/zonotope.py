@@ -24,8 +24,9 @@ b_j = s_ij φ·A g_j and u the coordinates of A c_i − λ c_t,
 
 give A Z_i ⊆ (φ·A z) Z_t pointwise: the maximum of a linear form over the
 cube is an ℓ1 norm, exact in Fractions, no LP in the checker
-(:mod:`fsmnet.proofs.checker.zonotope`).  Exact arithmetic only (no float32
-rounding model for this domain yet).
+(:mod:`fsmnet.proofs.checker.zonotope`).  With ``--float32`` the rounding error of
+each step enters as one more image generator per coordinate (the checker's
+``float32-step`` model, as for slice boxes).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from fsmnet.automata import Automaton
+from fsmnet.proofs.abstract.rounding import U32, gamma
 
 GRID = 2.0 ** -40
 DIRECTIONS = 8  # generators per rotation plane (a 16-gon: ℓ1 cost 1/cos(π/16) ≈ 1.02)
@@ -151,16 +153,18 @@ def _mass_functional(mats: np.ndarray, points: list[np.ndarray]) -> Any:
     return Chart(exact, pivot)
 
 
-def prepare(net: Any, clouds: dict[int, list[np.ndarray]]) -> tuple[Any, str]:
+def prepare(net: Any, clouds: dict[int, list[np.ndarray]], rounding: Any = None
+            ) -> tuple[Any, str]:
     """(the search's fixed data: φ, template, F_a; or None, why not) — computed once
-    for every inflation (the F_a are one LP per generator and symbol)."""
+    for every inflation (the F_a are one LP per generator and symbol).  With a
+    ``rounding`` model the matrices are its float32 ones."""
     from fsmnet.nets.linear import LinearRecurrence
     from fsmnet.proofs.abstract.linear import choose_chart
 
     sem = net.semantics
     if not isinstance(sem, LinearRecurrence):
         return None, f"{net.arch} is not a linear recurrence"
-    mats = np.asarray(sem.matrices(net, False), float)
+    mats = rounding.mats32 if rounding else np.asarray(sem.matrices(net, False), float)
     chart = _mass_functional(mats, [h for pts in clouds.values() for h in pts])
     if chart is None:
         chart = choose_chart([h for pts in clouds.values() for h in pts])
@@ -177,7 +181,7 @@ def prepare(net: Any, clouds: dict[int, list[np.ndarray]]) -> tuple[Any, str]:
     g = _generators(phi, chart.pivot, extra)
     fs = representation(g, mats, ref, phi, len(extra))
     fs = [np.vectorize(lambda v: float(_dyadic(v)))(f) for f in fs]
-    return (chart, mats, states, pts, extra_q, extra, g, fs), ""
+    return (chart, mats, states, pts, extra_q, extra, g, fs, rounding), ""
 
 
 def search(net: Any, automaton: Automaton, clouds: dict[int, list[np.ndarray]],
@@ -190,8 +194,9 @@ def search(net: Any, automaton: Automaton, clouds: dict[int, list[np.ndarray]],
         prep, why = prepare(net, clouds)
         if prep is None:
             return None, why
-    chart, mats, states, pts, extra_q, extra, g, fs = prep
-    readout = np.asarray(net.semantics.readout_matrix(net, False), float)
+    chart, mats, states, pts, extra_q, extra, g, fs, rounding = prep
+    readout = rounding.readout32 if rounding else np.asarray(
+        net.semantics.readout_matrix(net, False), float)
     p, phi_q = chart.pivot, chart.phi
     phi = np.array([float(x) for x in phi_q])
     centers = {q: pts[q].mean(0) for q in states}
@@ -222,7 +227,17 @@ def search(net: Any, automaton: Automaton, clouds: dict[int, list[np.ndarray]],
                     return None, (f"the image of the zonotope of state {q} under symbol {a} "
                                   "leaves the half-space φ > 0")
                 u = np.r_[_coords(ac - lam * centers[t], p), np.zeros(len(extra))]
-                need = (np.abs(u) + np.abs(es[(a, t)]) @ scale[q]) / den
+                need = np.abs(u) + np.abs(es[(a, t)]) @ scale[q]
+                if rounding is not None:  # the checker's error generators e_r, generously
+                    err = (gamma(len(phi)) + 2 * U32) * np.abs(mats[a]).sum(1) * 1.01 + 1e-40
+                    err = err * float(np.max(np.abs(centers[q]) + np.abs(g) @ scale[q]))
+                    units = np.eye(len(phi)) - np.outer(centers[t], phi)
+                    need = need + np.abs(np.r_[_coords(units, p),
+                                               np.zeros((len(extra), len(phi)))]) @ err
+                    den -= float(np.abs(phi) @ err)
+                    if den <= 0:
+                        return None, "the rounding error leaves the half-space φ > 0"
+                need = need / den
                 if np.any(need > scale[t] * (1 - 1e-9)):
                     grown = np.maximum(scale[t], need * (1 + 1e-3) + 1e-12)
                     if rounds > 40:  # widening
@@ -239,13 +254,19 @@ def search(net: Any, automaton: Automaton, clouds: dict[int, list[np.ndarray]],
         r = right[q]
         for k in range(len(readout)):
             d = readout[r] - readout[k]
-            if k != r and d @ centers[q] - np.abs(d @ g) @ scale[q] <= 0:
+            slack = 0.0
+            if rounding is not None:
+                slack = float(np.max(np.abs(centers[q]) + np.abs(g) @ scale[q])) * 1.01 * (
+                    gamma(len(phi)) * float(np.abs(readout[r]).sum() + np.abs(readout[k]).sum())
+                    + 1e-40)
+            if k != r and d @ centers[q] - np.abs(d @ g) @ scale[q] - slack <= 0:
                 return None, f"the zonotope of state {q} is not read out with a margin"
     q0 = automaton.initial
     assert q0 is not None
     order = [q0] + [q for q in states if q != q0]
     index = {q: i for i, q in enumerate(order)}
-    body = {"method": "zonotope-invariant", "domain": "zonotope", "rounding": "exact",
+    body = {"method": "zonotope-invariant", "domain": "zonotope",
+            "rounding": "exact" if rounding is None else "float32-step",
             "phi": exact_qs(phi_q), "pivot": p,
             "extra": exact_qs(np.array(extra_q, dtype=object)),
             "coefficients": [exact_qs(np.vectorize(Fraction, otypes=[object])(f)) for f in fs],
@@ -255,13 +276,19 @@ def search(net: Any, automaton: Automaton, clouds: dict[int, list[np.ndarray]],
             "zonotopes": [{"state": q, "center": exact_qs(cq[q]),
                            "scale": exact_qs([_dyadic(float(v), True) for v in scale[q]])}
                           for q in order]}
+    if rounding is not None:
+        body["model32"] = {"matrices": exact_qs(np.vectorize(Fraction, otypes=[object])(
+            rounding.mats32)), "readout": exact_qs(np.vectorize(Fraction, otypes=[object])(
+                rounding.readout32))}
     return body, f"closed after {rounds} rounds, {len(order)} zonotopes, {m} generators"
 
 
 def candidates(net: Any, automaton: Automaton, clouds: dict[int, list[np.ndarray]],
-               right: dict[int, int]) -> Iterator[tuple[dict[str, Any] | None, str]]:
-    """(body, why) per inflation, as the other domains (the caller checks exactly)."""
-    prep, why = prepare(net, clouds)
+               right: dict[int, int], rounding: Any = None
+               ) -> Iterator[tuple[dict[str, Any] | None, str]]:
+    """(body, why) per inflation, as the other domains (the caller checks exactly);
+    ``rounding``: the float32 model (:class:`.rounding.Float32Model`) or None."""
+    prep, why = prepare(net, clouds, rounding)
     if prep is None:
         yield None, f"{why} (zonotopes)"
         return

@@ -1,5 +1,5 @@
-"""Method ``zonotope-invariant`` (linear models, exact arithmetic): a cone over a
-slice zonotope per automaton state, closed under every symbol, read out right.
+"""Method ``zonotope-invariant`` (linear models): a cone over a slice zonotope per
+automaton state, closed under every symbol, read out right.
 
 The certificate gives φ with φ_p = 1 (``pivot`` p), extra generators X
 (``extra``, each with φ·x = 0), one matrix F_a per symbol (``coefficients``,
@@ -22,6 +22,16 @@ For z = c_i + G diag(s_i) ξ, ‖ξ‖∞ ≤ 1: A z − (φ·A z) c_t = G η wi
 h0 ∈ K_initial (φ·h0 > 0, the coordinates of h0/(φ·h0) − c within the
 scales), and for every rival label c of the right one r,
 min over Z of (W_r − W_c)·z = (W_r − W_c)·c − Σ_j |(W_r − W_c)·g_j| s_j > 0.
+
+Rounding model ``float32-step``: the float32 model of :mod:`.invariants` (the
+same step, readout and h0 model, checked there to be the float32 roundings).
+A float state h = μ z (z ∈ Z_i) has ‖h‖∞ = 1, so 1/μ ≤ N_i = max over Z_i of
+‖z‖∞ = max_r (|c_r| + Σ_j |g_j,r| s_j); the next state is a positive multiple
+of A h + e with |e_r| ≤ err_r (the bound of :mod:`.invariants`), so of
+A z + e' with |e'_r| ≤ N_i err_r: H more image generators e_r, of scales
+N_i err_r, enter conditions 1 and 2 as the template's do.  The initial
+condition takes the box of h0's float32 roundings as generators the same way,
+and each readout margin loses N_i (γ_H Σ(|W_r| + |W_c|) + 2 H 2⁻¹⁴⁹).
 """
 
 from __future__ import annotations
@@ -30,21 +40,36 @@ from fractions import Fraction
 from typing import Any
 
 from .core import CertificateError, _automaton_table, _mat, _same_label, _vec
+from .invariants import H0_ABS, TINY, U32, _gamma, _linear_models
 
 
 def _dot(a: list[Fraction], b: list[Fraction]) -> Fraction:
     return sum((x * y for x, y in zip(a, b) if x and y), Fraction(0))
 
 
+def _included(lam: Fraction, u: list[Fraction], images: list[tuple[list[Fraction], Fraction]],
+              st: list[Fraction]) -> bool:
+    """Every point lam·c + Σ_j ξ_j v_j (‖ξ‖∞ ≤ 1) is a positive multiple of a point of the
+    target zonotope, given u (coordinates of the centre's offset lam·c − (φ·)c_t) and, per
+    image generator v_j, (coordinates of (I − c_t φ) v_j, φ·v_j)."""
+    if lam - sum((abs(mass) for _, mass in images), Fraction(0)) <= 0:
+        return False
+    for k, sk in enumerate(st):
+        for sigma in (1, -1):
+            v = sigma * u[k] - sk * lam + sum((abs(sigma * col[k] - sk * mass)
+                                               for col, mass in images), Fraction(0))
+            if v > 0:
+                return False
+    return True
+
+
 def check_zonotopes(cert: dict[str, Any]) -> str:
     """Re-check a ``zonotope-invariant`` certificate; a one-line summary or CertificateError."""
     delta, outputs, q0, _ = _automaton_table(cert["automaton"])
-    model, labels = cert["network"]["model"], cert["network"]["labels"]
-    if model.get("type") != "linear" or cert.get("rounding") != "exact" or \
-            cert.get("domain") != "zonotope":
-        raise CertificateError("zonotopes are for linear models in exact arithmetic")
-    mats, w, h0 = [_mat(m) for m in model["matrices"]], _mat(model["readout"]), \
-        _vec(model["h0"])
+    labels = cert["network"]["labels"]
+    if cert.get("domain") != "zonotope":
+        raise CertificateError("this method is for the zonotope domain")
+    mats, w, h0, f32 = _linear_models(cert)
     n = len(h0)
     phi, p = _vec(cert["phi"]), cert["pivot"]
     if len(phi) != n or not (isinstance(p, int) and 0 <= p < n) or phi[p] != 1:
@@ -82,44 +107,54 @@ def check_zonotopes(cert: dict[str, Any]) -> str:
     def read(v: list[Fraction]) -> list[Fraction]:  # coordinates of v ∈ ker φ on B_φ
         return [v[j] for j in others]
 
-    # h0 in the cone of the initial zonotope
+    def offset(v: list[Fraction], ct: list[Fraction]) -> list[Fraction]:
+        # coordinates of v − (φ·v) c_t, zero on the extra generators
+        mass = _dot(phi, v)
+        return read([x - mass * y for x, y in zip(v, ct)]) + [Fraction(0)] * len(extra)
+
+    def unit(r: int) -> list[Fraction]:
+        return [Fraction(int(i == r)) for i in range(n)]
+
+    # h0 (for float32-step: every point of the box of its roundings) in K_initial
     _, c0, s0 = zs[i0]
-    mass = _dot(phi, h0)
-    if mass <= 0:
-        raise CertificateError("phi is not positive at h0")
-    coord = read([x / mass - y for x, y in zip(h0, c0)])
-    if any(abs(x) > s for x, s in zip(coord, s0)):
+    g2 = _gamma(2) if f32 else Fraction(0)
+    rad = [g2 * abs(x) + (H0_ABS if f32 else 0) for x in h0]
+    box = [([x * rr for x in offset(unit(r), c0)], phi[r] * rr)
+           for r, rr in enumerate(rad) if rr]
+    if not _included(_dot(phi, h0), offset(h0, c0), box, s0):
         raise CertificateError("h0 is not in the zonotope of the initial state")
     ag = [[[_dot(row, g) for row in am] for g in gens] for am in mats]  # A g_j, per symbol
+    c1 = _gamma(n) + U32 * (1 + _gamma(n)) if f32 else Fraction(0)
     n_incl = 0
     for i, (q, c, s) in enumerate(zs):
+        reach = max(abs(c[r]) + sum((abs(g[r]) * sj for g, sj in zip(gens, s)), Fraction(0))
+                    for r in range(n)) if f32 else Fraction(0)  # N_i
         for a, am in enumerate(mats):
             t = succ[i][a]
             tq, ct, st = zs[t]
             if tq != delta[a][q]:
                 raise CertificateError(f"zonotope {i}, symbol {a}: the successor belongs to "
                                        "another automaton state")
-            ac = [_dot(row, c) for row in am]
-            lam = _dot(phi, ac)
-            b = [sj * _dot(phi, agj) for sj, agj in zip(s, ag[a])]
-            if lam - sum((abs(x) for x in b), Fraction(0)) <= 0:
-                raise CertificateError(f"zonotope {i}, symbol {a}: the image leaves phi > 0")
-            u = read([x - lam * y for x, y in zip(ac, ct)]) + [Fraction(0)] * len(extra)
-            cols = []
+            images = []
             for j, agj in enumerate(ag[a]):
-                mass_j = _dot(phi, agj)
-                rest = [x - mass_j * y - sum((xk[r] * fs[a][k][j] for k, xk in enumerate(extra)),
-                                              Fraction(0)) for r, (x, y) in
-                        enumerate(zip(agj, ct))]
-                cols.append(read(rest) + [fs[a][k][j] for k in range(len(extra))])
-            for k in range(m):
-                for sigma in (1, -1):
-                    v = sigma * u[k] - st[k] * lam + sum(
-                        (abs(sigma * cols[j][k] * s[j] - st[k] * b[j]) for j in range(m)),
-                        Fraction(0))
-                    if v > 0:
-                        raise CertificateError(f"zonotope {i} (state {q}), symbol {a}: the "
-                                               f"image leaves zonotope {t}")
+                col = offset(agj, ct)
+                for k, xk in enumerate(extra):  # minus X F_a[:, j], then F_a[:, j] itself
+                    f = fs[a][k][j]
+                    if f:
+                        col = [y - f * x for y, x in zip(col, read(xk) + [Fraction(0)] *
+                                                         len(extra))]
+                        col[n - 1 + k] = f
+                images.append(([x * s[j] for x in col], s[j] * _dot(phi, agj)))
+            if f32:  # the rounding error: one more generator e_r per coordinate
+                rows = [sum((abs(x) for x in row), Fraction(0)) for row in am]
+                s_max = (1 + _gamma(n)) * max(rows) + n * TINY
+                for r, rr in enumerate(rows):
+                    e = reach * (c1 * rr + (n + s_max + 1) * TINY * 2)
+                    images.append(([x * e for x in offset(unit(r), ct)], phi[r] * e))
+            ac = [_dot(row, c) for row in am]
+            if not _included(_dot(phi, ac), offset(ac, ct), images, st):
+                raise CertificateError(f"zonotope {i} (state {q}), symbol {a}: the image "
+                                       f"leaves zonotope {t}")
             n_incl += 1
     for q, c, s in zs:
         right = [k for k, lab in enumerate(labels) if _same_label(lab, outputs[q])]
@@ -132,8 +167,13 @@ def check_zonotopes(cert: dict[str, Any]) -> str:
             d = [x - y for x, y in zip(w[r], w[k])]
             low = _dot(d, c) - sum((abs(_dot(d, g)) * sj for g, sj in zip(gens, s)),
                                    Fraction(0))
+            if f32:
+                reach = max(abs(c[x]) + sum((abs(g[x]) * sj for g, sj in zip(gens, s)),
+                                            Fraction(0)) for x in range(n))
+                tot = sum((abs(x) + abs(y) for x, y in zip(w[r], w[k])), Fraction(0))
+                low -= reach * (_gamma(n) * tot + 2 * n * TINY)
             if low <= 0:
                 raise CertificateError(f"state {q}: label {labels[k]!r} is not beaten "
                                        "with a margin")
-    return (f"valid: zonotope invariant (exact) over {len(zs)} zonotopes, dimension {n}, "
-            f"{m} generators, {n_incl} inclusions")
+    return (f"valid: zonotope invariant ({cert['rounding']}) over {len(zs)} zonotopes, "
+            f"dimension {n}, {m} generators, {n_incl} inclusions")
