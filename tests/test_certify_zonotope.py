@@ -55,6 +55,9 @@ def certs(tmp_path_factory: pytest.TempPathFactory) -> dict[float, tuple]:
         net = rotation_net(eps)
         path = tmp_path_factory.mktemp("z") / "cert.json"
         out[eps] = (net, certify(LAST_B, net, certificate=str(path)), path)
+    net = rotation_net(1e-3)
+    path = tmp_path_factory.mktemp("z32") / "cert.json"
+    out["float32"] = (net, certify(LAST_B, net, float32=True, certificate=str(path)), path)
     return out
 
 
@@ -169,8 +172,10 @@ def _mutants(cert: dict) -> list[dict]:
     return out
 
 
-def test_mutated_zonotope_certificates_never_pass(certs: dict) -> None:
-    cert = json.loads(certs[1e-3][2].read_text())
+@pytest.mark.parametrize("which", [1e-3, "float32"])
+def test_mutated_zonotope_certificates_never_pass(certs: dict, which: object) -> None:
+    cert = json.loads(certs[which][2].read_text())
+    assert cert["rounding"] == ("float32-step" if which == "float32" else "exact")
     mutants = _mutants(cert)
     assert len(mutants) > 100
     for m in mutants:
