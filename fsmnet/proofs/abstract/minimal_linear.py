@@ -195,7 +195,7 @@ def minimal_representation(matrices: Any, h0: Any, readout: Any, *,
            for j in range(r)] for w in out]
     obs = _closure(wp, [_right(m) for m in b], r, deadline)
     q, qp = obs.rows, obs.pivots
-    reduced = [[[_vecmat(q[i], bm)[c] for c in qp] for i in range(len(q))] for bm in b]
+    reduced = [[[row[c] for c in qp] for row in (_vecmat(qi, bm) for qi in q)] for bm in b]
     h0r = [sum((x * y for x, y in zip(row, b0) if x and y), Fraction(0)) for row in q]
     readr = [[row[c] for c in qp] for row in wp]
     p_mat = [[p_cols[j][i] for j in range(r)] for i in range(n)]
