@@ -216,3 +216,45 @@ def test_reduction_then_zonotopes(tmp_path) -> None:
     bad["invariant"]["zonotopes"][0]["scale"][0] = "-1"
     with pytest.raises(CertificateError):
         check_certificate(bad)
+
+
+def _two_plane_net(eps: float) -> fsmnet.nets.Network:
+    """The compiled "ends with ab" net (H = 3) plus two planes that each symbol rotates
+    by its own Pythagorean angle and contracts (ρ = 0.88 and 0.85; box growth per step
+    up to 1.23), fed from the automaton part and read out a little."""
+    from certify_helpers import ENDS_AB, perturb
+
+    base = fsmnet.compile(ENDS_AB, "bilinear-full")
+    w0 = base.params["W"]
+    h = w0.shape[0]
+
+    def rot(c: float, s: float, rho: float) -> np.ndarray:
+        return rho * np.array([[c, -s], [s, c]])
+
+    w = np.zeros((h + 4, h + 4, 2))
+    angles = {0: [(0.6, 0.8), (0.28, 0.96)], 1: [(0.8, 0.6), (-0.6, 0.8)]}
+    for x in range(2):
+        w[:h, :h, x] = w0[:, :, x]
+        w[h:h + 2, h:h + 2, x] = rot(*angles[x][0], 0.88)
+        w[h + 2:, h + 2:, x] = rot(*angles[x][1], 0.85)
+        w[h:, :h, x] = 0.05 * (x + 1) * np.array([1, -1, 1, 1])[:, None]
+    readout = np.c_[base.params["readout"], 0.1 * np.array([[1, 0, 1, 0], [0, 1, 0, -1]])]
+    net = fsmnet.nets.Network(arch="bilinear-full", params={
+        "W": w, "h0": np.r_[base.params["h0"], np.zeros(4)], "readout": readout},
+        symbols=base.symbols, labels=base.labels)
+    return perturb(net, eps) if eps else net
+
+
+@pytest.mark.parametrize("float32", [False, True])
+def test_two_rotation_planes_three_states(float32: bool, tmp_path) -> None:
+    from certify_helpers import ENDS_AB
+
+    net = _two_plane_net(1e-4)
+    path = tmp_path / "c.json"
+    result = certify(ENDS_AB, net, float32=float32, certificate=str(path))
+    # zonotopes are tried last: the boxes failed first
+    assert (result.verdict, result.domain) == ("proved", "zonotope")
+    assert exhaustive_agree(net, ENDS_AB, 9)  # independent: all words to length 9
+    cert = json.loads(path.read_text())
+    assert check_certificate(cert).startswith("valid: zonotope invariant")
+    assert len(cert["extra"]) >= 8  # a polygon per rotation plane
