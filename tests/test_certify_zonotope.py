@@ -258,3 +258,45 @@ def test_two_rotation_planes_three_states(float32: bool, tmp_path) -> None:
     cert = json.loads(path.read_text())
     assert check_certificate(cert).startswith("valid: zonotope invariant")
     assert len(cert["extra"]) >= 8  # a polygon per rotation plane
+
+
+def _in_cone(v: np.ndarray, c: np.ndarray, gens: np.ndarray, s: np.ndarray) -> bool:
+    """LP oracle: v = μ c + G diag(s) η with |η| ≤ μ, μ > 0 (v in the cone of Z)."""
+    from scipy.optimize import linprog
+
+    m = gens.shape[1]
+    # variables (μ, η); maximize μ subject to the equality, |η_j| ≤ μ, μ ≤ 1e6
+    a_eq = np.c_[c[:, None], gens * s[None, :]]
+    a_ub = np.r_[np.c_[-np.ones(m), np.eye(m)], np.c_[-np.ones(m), -np.eye(m)]]
+    res = linprog(np.r_[-1.0, np.zeros(m)], A_ub=a_ub, b_ub=np.zeros(2 * m), A_eq=a_eq,
+                  b_eq=v, bounds=[(0, 1e6)] + [(None, None)] * m, method="highs")
+    return res.status == 0 and -res.fun > 1e-9
+
+
+def test_sampled_points_map_into_the_successor_cones(certs: dict) -> None:
+    # Independent of the checker's ℓ1 conditions: points of each zonotope (random
+    # vertices and interior points), mapped by A in floats, lie in the successor's
+    # cone by an LP (the exact certificate keeps a margin far above float error).
+    from fractions import Fraction
+
+    cert = json.loads(certs[1e-3][2].read_text())
+    model = cert["network"]["model"]
+    mats = [np.array([[float(Fraction(x)) for x in row] for row in m]) for m in model["matrices"]]
+    phi = np.array([float(Fraction(x)) for x in cert["phi"]])
+    p, n = cert["pivot"], len(phi)
+    basis = [np.eye(n)[j] - phi[j] * np.eye(n)[p] for j in range(n) if j != p]
+    extra = [np.array([float(Fraction(x)) for x in row]) for row in cert["extra"]]
+    gens = np.array(basis + extra).T
+    zs = [(np.array([float(Fraction(x)) for x in z["center"]]),
+           np.array([float(Fraction(x)) for x in z["scale"]])) for z in cert["zonotopes"]]
+    rng = np.random.default_rng(0)
+    for i, (c, s) in enumerate(zs):
+        for a, am in enumerate(mats):
+            ct, st = zs[cert["successors"][i][a]]
+            for k in range(40):
+                xi = rng.choice([-1.0, 1.0], size=len(s)) if k % 2 else rng.uniform(-1, 1,
+                                                                                    len(s))
+                assert _in_cone(am @ (c + gens @ (s * xi)), ct, gens, st)
+    # and the oracle is not vacuous: a point far outside is rejected
+    c, s = zs[0]
+    assert not _in_cone(c + 100 * gens[:, 1], c, gens, s)
