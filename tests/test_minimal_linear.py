@@ -269,3 +269,28 @@ def test_without_the_reduction_the_padded_net_is_not_proved() -> None:
     finally:
         ml.reduce_network = original
     assert cert is None, why
+
+
+@settings(max_examples=60, deadline=None)
+@given(systems())
+def test_the_stdlib_checker_accepts_every_computed_reduction(system: tuple) -> None:
+    # the checker's identities, on the certificate form of random reductions; a
+    # changed reduced h0 entry always breaks h0' = Q b0
+    import pytest
+
+    from fsmnet.proofs.abstract.minimal_linear import reduction_record
+    from fsmnet.proofs.certificate_models import exact_qs
+    from fsmnet.proofs.checker import CertificateError
+    from fsmnet.proofs.checker.reduction import check_reduction
+
+    mats, h0, readout = system
+    red = minimal_representation(mats, h0, readout)
+    if red.dim == 0:
+        return
+    model = {"type": "linear", "matrices": exact_qs(np.array(mats, dtype=object)),
+             "h0": exact_qs(h0), "readout": exact_qs(np.array(readout, dtype=object))}
+    record = reduction_record(red)
+    assert check_reduction(model, record) == (len(h0), red.dim)
+    record["model"]["h0"][0] = str(Fraction(record["model"]["h0"][0]) + 1)
+    with pytest.raises(CertificateError):
+        check_reduction(model, record)
