@@ -31,21 +31,19 @@ exploration) before it is returned.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from fsmnet.automata import Automaton
-from fsmnet.errors import FsmnetError, NotExpressible
+from fsmnet.constructions.minmax_explore import Action, explore, prefix_codes
+from fsmnet.errors import NotExpressible
 from fsmnet.nets import Network
-from fsmnet.nets.minmax_cascade import MATRIX_KIND, MAX_TABLE, SCALAR_KIND, mixed_radix_strides
+from fsmnet.nets.minmax_cascade import MATRIX_KIND, MAX_TABLE, SCALAR_KIND
 
 Prefix = tuple[int, ...]
-
-Action = tuple[str, Any]
-"""``("perm", permutation of 0..k-1)`` or ``("const", point)``."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +70,28 @@ class CascadeSpec:
     action: Callable[[int, int, tuple[int, ...]], Action]
     decode: Callable[[tuple[int, ...]], int]
     facts: dict[str, Any] = field(default_factory=dict)
+    lift: Callable[[int, tuple[int, ...]], Sequence[Action]] | None = None
+    """Optional ``lift(symbol, coords)``: the actions at every level at once
+    (same values as ``action``, but one call instead of one per level)."""
+
+    def lift_function(self) -> Callable[[int, tuple[int, ...]], Sequence[Action]]:
+        """``lift``, or one built from ``action`` (asked once per (level, symbol, prefix))."""
+        if self.lift is not None:
+            return self.lift
+        cache: dict[tuple[int, int, tuple[int, ...]], Action] = {}
+        action = self.action
+
+        def lift(symbol: int, coords: tuple[int, ...]) -> list[Action]:
+            out = []
+            for lv in range(len(coords)):
+                key = (lv, symbol, coords[:lv])
+                act = cache.get(key)
+                if act is None:
+                    act = cache[key] = action(lv, symbol, coords[:lv])
+                out.append(act)
+            return out
+
+        return lift
 
     def step(self, coords: tuple[int, ...], symbol: int) -> tuple[int, ...]:
         """The lift of ``symbol``: every level reads the coordinates above at t−1."""
@@ -80,49 +100,6 @@ class CascadeSpec:
             kind, arg = self.action(level, symbol, coords[:level])
             new.append(int(arg[c]) if kind == "perm" else int(arg))
         return tuple(new)
-
-
-@dataclass(frozen=True)
-class _Tabulated:
-    actions: list[dict[tuple[int, Prefix], Action]]  # per level: (symbol, prefix) -> action
-    reached: list[tuple[int, ...]]
-
-
-def _explore(spec: CascadeSpec, automaton: Automaton) -> _Tabulated:
-    """BFS of (coordinates, automaton state) pairs from (encode(q0), q0).
-
-    Raises FsmnetError if a reachable tuple decodes to a state with a different
-    output than the automaton's: the decomposition would then be wrong.
-    """
-    assert automaton.initial is not None
-    n_levels = len(spec.sizes)
-    actions: list[dict[tuple[int, Prefix], Action]] = [{} for _ in range(n_levels)]
-    start = (spec.initial, automaton.initial)
-    seen = {start}
-    queue = deque([start])
-    reached: list[tuple[int, ...]] = []
-    labels = automaton.output_ids
-    while queue:
-        coords, q = queue.popleft()
-        if labels[spec.decode(coords)] != labels[q]:
-            raise FsmnetError(f"cascade coordinates {coords} decode to state "
-                              f"{spec.decode(coords)} but the automaton is in {q} with "
-                              f"another output: the decomposition is inconsistent")
-        reached.append(coords)
-        for sym in range(automaton.n_symbols):
-            new = []
-            for lv, c in enumerate(coords):
-                key = (sym, coords[:lv])
-                act = actions[lv].get(key)
-                if act is None:  # many states share a prefix: ask once per prefix
-                    act = actions[lv][key] = spec.action(lv, sym, coords[:lv])
-                kind, arg = act
-                new.append(int(arg[c]) if kind == "perm" else int(arg))
-            pair = (tuple(new), int(automaton.delta[sym, q]))
-            if pair not in seen:
-                seen.add(pair)
-                queue.append(pair)
-    return _Tabulated(actions=actions, reached=reached)
 
 
 def _is_identity(act: Action) -> bool:
@@ -158,8 +135,8 @@ def cascade_network(spec: CascadeSpec, automaton: Automaton, *, arch: str = "min
         spec = CascadeSpec(sizes=(1,), initial=(0,), action=lambda lv, a, c: ("const", 0),
                            decode=lambda c: inner.decode(()))
     n_sym = automaton.n_symbols
-    tab = _explore(spec, automaton)
-    index, rows, links = _prefix_codes(sizes, tab.reached, n_sym, prefix_index)
+    tab = explore(sizes, tuple(initial), spec.lift_function(), spec.decode, automaton)
+    index, rows, links = prefix_codes(sizes, tab, n_sym, prefix_index)
     domains = rows[:-1]
     if max(d * n_sym * k * k for d, k in zip(domains, sizes)) > MAX_TABLE:
         raise NotExpressible(f"{arch}: the cascade's tables would be too large "
@@ -181,8 +158,8 @@ def cascade_network(spec: CascadeSpec, automaton: Automaton, *, arch: str = "min
         params.update(_unit_tensors(lv, k, d, kind, n_sym, coded, initial[lv]))
     full = index[len(sizes)]
     readout = np.zeros(rows[-1], dtype=np.int64)
-    for coords in tab.reached:
-        readout[full[coords]] = automaton.output_ids[spec.decode(coords)]
+    for pre, label in tab.outputs.items():
+        readout[full[pre]] = label
     params["readout"] = readout
     for j, link in enumerate(links):
         params[f"link{j}"] = link
@@ -201,42 +178,6 @@ def cascade_network(spec: CascadeSpec, automaton: Automaton, *, arch: str = "min
     facts.update(options or {})
     return Network(arch=arch, params=params, symbols=automaton.symbols,
                    labels=automaton.labels, options=facts, name=automaton.name)
-
-
-def _prefix_codes(
-    sizes: list[int], reached: list[tuple[int, ...]], n_sym: int, prefix_index: bool | None,
-) -> tuple[list[dict[Prefix, int]], list[int], list[np.ndarray]]:
-    """Codes of the reached prefixes of every length, the table rows per length,
-    and the prefix links (empty: mixed radix).
-
-    Mixed-radix codes are kept when every dense table fits (format 1, which
-    every consumer reads); otherwise the reached prefixes of each length are
-    numbered and chained by links (format 2), unreached entries sent to 0.
-    """
-    n = len(sizes)
-    dense = [int(np.prod(sizes[:lv], dtype=np.float64)) for lv in range(n + 1)]
-    fits = dense[n] <= MAX_TABLE and all(d * n_sym * k * k <= MAX_TABLE
-                                         for d, k in zip(dense, sizes))
-    if prefix_index is False and not fits:
-        raise NotExpressible(f"mixed-radix cascade tables would be too large "
-                             f"(levels of {sizes} points)")
-    if not prefix_index and fits:
-        index: list[dict[Prefix, int]] = []
-        for lv in range(n + 1):
-            strides = mixed_radix_strides(sizes[:lv])
-            index.append({c[:lv]: int(np.dot(c[:lv], strides)) if lv else 0 for c in reached})
-        return index, dense, []
-    index = [{} for _ in range(n + 1)]
-    for coords in reached:  # breadth-first order: small indices for early prefixes
-        for lv in range(n + 1):
-            index[lv].setdefault(coords[:lv], len(index[lv]))
-    links = []
-    for j in range(n):
-        link = np.zeros((len(index[j]), sizes[j]), dtype=np.int64)
-        for pre, i in index[j + 1].items():
-            link[index[j][pre[:j]], pre[j]] = i
-        links.append(link)
-    return index, [len(x) for x in index], links
 
 
 def _unit_tensors(lv: int, k: int, domain: int, kind: int, n_sym: int,
@@ -325,16 +266,24 @@ def periodic_witness(automaton: Automaton, *, limit: int = 500_000) -> PeriodicW
 
 
 def _long_cycle(t: tuple[int, ...]) -> list[int] | None:
-    x = 0
+    """A cycle of length >= 2 of t's functional graph, or None (one pass, O(n))."""
+    mark = [0] * len(t)  # 0 unseen, 1 on the current path, 2 finished
     for q in range(len(t)):
+        if mark[q]:
+            continue
+        path = []
         x = q
-        for _ in range(len(t)):
-            x = t[x]  # now on the cycle that q falls into
-        if t[x] != x:
+        while not mark[x]:
+            mark[x] = 1
+            path.append(x)
+            x = t[x]
+        if mark[x] == 1 and t[x] != x:  # the path closed a new cycle through x
             cycle = [x]
             while t[cycle[-1]] != x:
                 cycle.append(t[cycle[-1]])
             return cycle
+        for y in path:
+            mark[y] = 2
     return None
 
 
@@ -404,12 +353,26 @@ def compile_minmax_scalar(automaton: Automaton) -> Network:
         cycles, plus a prefix and suffix whose outputs along prefix·u^j·suffix
         never settle.
     """
+    from fsmnet.algebra.holonomy.skeleton import DecompositionTooLarge
+    from fsmnet.constructions.minmax_holonomy import holonomy_spec
+
+    # The holonomy decomposition decides aperiodicity (all its groups are
+    # trivial iff the monoid is aperiodic; a non-trivial holonomy group divides
+    # the monoid), and the cascade needs it anyway: the monoid is searched for
+    # a periodic witness only when the answer is no, or the decomposition is
+    # too large to say.
+    try:
+        spec = holonomy_spec(automaton)
+    except DecompositionTooLarge:
+        spec = None
+    if spec is not None and all(c["group_order"] is None
+                                for level in spec.facts["holonomy_components"]
+                                for c in level):
+        return cascade_network(spec, automaton, arch="minmax-scalar",
+                               options={"construction": "holonomy"})
     try:
         witness = periodic_witness(automaton, limit=_MONOID_LIMIT)
     except NotExpressible:
-        # A monoid too large to enumerate: the holonomy decomposition decides
-        # instead (all its groups are trivial iff the automaton is aperiodic),
-        # and cascade_network refuses a level that permutes its points.
         witness = None
     if witness is not None:
         w = witness
@@ -418,7 +381,12 @@ def compile_minmax_scalar(automaton: Automaton) -> Network:
             f"{' '.join(w.word)!r} cycles the states {list(w.cycle)} (period {w.period}), so "
             f"the outputs along {' '.join(w.prefix)!r}·u^j·{' '.join(w.suffix)!r} never settle; "
             f"scalar MinMax units settle after one period per level", witness)
-    from fsmnet.constructions.minmax_holonomy import holonomy_spec
-
-    return cascade_network(holonomy_spec(automaton), automaton, arch="minmax-scalar",
+    if spec is None:
+        raise NotExpressible(f"minmax-scalar: the holonomy decomposition of this "
+                             f"{automaton.n_states}-state automaton is too large and its "
+                             f"transition monoid has more than {_MONOID_LIMIT:,} elements: "
+                             f"aperiodicity not decided, no cascade built")
+    # Non-trivial holonomy groups but no witness within the monoid limit:
+    # cascade_network refuses the first level that permutes its points.
+    return cascade_network(spec, automaton, arch="minmax-scalar",
                            options={"construction": "holonomy"})

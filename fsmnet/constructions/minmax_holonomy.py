@@ -23,6 +23,12 @@ def holonomy_spec(automaton: Automaton) -> CascadeSpec:
         act = hol.level_action(level + 1, symbol, above)
         return str(act.kind), act.value
 
+    walker = hol.walker
+
+    def lift(symbol: int, coords: tuple[int, ...]) -> list[tuple[str, object]]:
+        # One walk down the chain gives every level (LevelAction is a (kind, value) tuple).
+        return walker.actions(symbol, coords)  # type: ignore[return-value]
+
     def decode(coords: tuple[int, ...]) -> int:
         return int(hol.decode(coords))
 
@@ -30,4 +36,5 @@ def holonomy_spec(automaton: Automaton) -> CascadeSpec:
                     "group_order": None if c.group is None else int(c.group.order())}
                    for c in level.components] for level in hol.levels]
     return CascadeSpec(sizes=sizes, initial=tuple(int(c) for c in hol.encode(automaton.initial)),
-                       action=action, decode=decode, facts={"holonomy_components": components})
+                       action=action, decode=decode, facts={"holonomy_components": components},
+                       lift=lift)

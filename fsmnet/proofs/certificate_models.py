@@ -132,8 +132,17 @@ class CertificateForm:
 LINEAR = CertificateForm(linear_model, lambda net, h: exact_qs(h))
 BLOCK = CertificateForm(block_model, lambda net, state: [exact_qs(h) for h in state])
 MINMAX_DENSE = CertificateForm(minmax_dense_model, lambda net, x: _strings(x))
+def _unit_strings(x: Any) -> list[str]:
+    """One cascade unit's state as exact strings (a Python loop: a NumPy call per
+    200-unit state was most of a cascade certificate's time)."""
+    out = []
+    for v in np.atleast_1d(np.asarray(x, dtype=np.float64)).tolist():
+        out.append(str(int(v)) if v.is_integer() and abs(v) < 2.0**53 else exact_str(v))
+    return out
+
+
 MINMAX_CASCADE = CertificateForm(minmax_cascade_model,
-                                 lambda net, state: [_strings(np.atleast_1d(x)) for x in state])
+                                 lambda net, state: [_unit_strings(x) for x in state])
 
 
 def certificate_form(net: Network) -> CertificateForm:

@@ -91,6 +91,11 @@ def explore_product(net: Network, automaton: Automaton, *, max_states: int = 20_
 
         parts = block_one_hot_model(net)
         fast = None if parts is None else _StateModel(**parts)
+    if fast is None and fast_paths:  # MinMax cascades: the same step on plain floats
+        from fsmnet.proofs.cascade_model import cascade_model
+
+        parts = cascade_model(net)
+        fast = None if parts is None else _StateModel(**parts)
     if fast is not None:
         return _explore(fast, automaton, net, max_states=max_states, progress=progress)
     sem = net.semantics

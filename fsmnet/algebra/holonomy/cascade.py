@@ -18,6 +18,7 @@ from typing import NamedTuple
 
 from sympy.combinatorics import PermutationGroup
 
+from fsmnet.algebra.holonomy.chains import ChainWalker
 from fsmnet.algebra.holonomy.navigation import Navigation
 from fsmnet.algebra.holonomy.skeleton import Skeleton, Transformation, image_mask
 from fsmnet.errors import SpecError
@@ -176,33 +177,21 @@ class Holonomy:
         return self.levels[level - 1].components[index]
 
     # ------------------------------------------------------------- chains
+    @property
+    def walker(self) -> ChainWalker:
+        """The memoized chain steps (:mod:`fsmnet.algebra.holonomy.chains`)."""
+        hit = self._cache.get("walker")
+        if hit is None:
+            hit = self._cache["walker"] = ChainWalker(self)
+        return hit  # type: ignore[no-any-return]
+
     def _coordinate(self, p: int, tile: int) -> int:
         """Level point of the chain step ``P ⊃ tile`` (at level depth(P))."""
-        sk = self.skeleton
-        rep = sk.representative(p)
-        lvl, k = self._slot[rep]
-        mask = image_mask(sk.sets[tile], self.navigation.to_maps[p])
-        return self.levels[lvl].components[k].offset + self._tile_pos[rep][mask]
+        return self.walker.coordinate(p, tile)
 
     def _chain_prefix(self, coords: Sequence[int], depth: int) -> list[int]:
         """The chain that ``coords`` encode, down to its first set of depth ``>= depth``."""
-        sk = self.skeleton
-        chain = [0]
-        cur = 0
-        while sk.depth(cur) < depth:
-            d = sk.depth(cur)
-            rep = sk.representative(cur)
-            lvl, k = self._slot[rep]
-            comp = self.levels[lvl].components[k]
-            c = coords[d - 1]
-            if isinstance(c, bool) or not isinstance(c, int) or c not in comp.points:
-                raise SpecError(f"coordinate must be a point of component {k} "
-                                f"({comp.offset}..{comp.offset + comp.n_tiles - 1})",
-                                source="<holonomy>", field=f"coords[{d - 1}]", value=c)
-            tile_mask = sk.sets[sk.tiles[rep][c - comp.offset]]
-            cur = sk.index(image_mask(tile_mask, self.navigation.from_maps[cur]))
-            chain.append(cur)
-        return chain
+        return self.walker.chain(coords, depth)
 
     def _codes_of_chain(self, chain: Sequence[int]) -> tuple[int, ...]:
         coords = [DUMMY] * self.n_levels
@@ -264,22 +253,6 @@ class Holonomy:
         return tuple(coords) == self._codes_of_chain(chain)
 
     # ------------------------------------------------------------- lifting
-    def _complete(self, images: Sequence[int]) -> list[int]:
-        """A tile chain from X through every set of a decreasing list (a dominating chain).
-
-        Between consecutive sets it always takes the first tile containing the
-        next set, so each step depends only on the two sets: that is what makes
-        the action at a level a function of the levels above.
-        """
-        sk = self.skeleton
-        cur = 0
-        out = [0]
-        for mask in images:
-            while sk.sets[cur] != mask:
-                cur = sk.first_tile_containing(cur, mask)
-                out.append(cur)
-        return out
-
     def level_action(self, level: int, symbol: int | str,
                      coords_above: Sequence[int]) -> LevelAction:
         """The action of a letter at ``level`` given the coordinates of the levels above.
@@ -296,32 +269,20 @@ class Holonomy:
         if not 1 <= level <= self.n_levels:
             raise SpecError("no such level", source="<holonomy>", field="level", value=level)
         s = self.symbol_index(symbol)
+        if len(coords_above) != level - 1:
+            raise SpecError(f"need the {level - 1} coordinates above level {level}",
+                            source="<holonomy>", field="coords_above", value=list(coords_above))
         key = (level, s, tuple(coords_above))
         hit = self._cache.get(key)
         if hit is None:
-            hit = self._level_action(level, s, key[2])
-            self._cache[key] = hit
-        return hit
+            hit = self._cache[key] = self.walker.level_action(level, s, key[2])
+        return hit  # type: ignore[no-any-return]
 
-    def _level_action(self, d: int, s: int, above: tuple[int, ...]) -> LevelAction:
-        if len(above) != d - 1:
-            raise SpecError(f"need the {d - 1} coordinates above level {d}",
-                            source="<holonomy>", field="coords_above", value=list(above))
-        sk = self.skeleton
-        t = sk.generators[s]
-        chain = self._chain_prefix(above, d)
-        images = [image_mask(sk.sets[c], t) for c in chain]
-        last = chain[-1]
-        if sk.depth(last) == d:
-            q = sk.index(images[-1])
-            if sk.equivalent(last, q):
-                return LevelAction("perm", self._slot_permutation(d, last, t, q))
-        # A reset: the completed image chain, down to a set deeper than d, fixes it.
-        image_chain = self._complete(images)
-        for p, nxt in zip(image_chain, image_chain[1:], strict=False):
-            if sk.depth(p) == d:
-                return LevelAction("const", self._coordinate(p, nxt))
-        return LevelAction("const", DUMMY)
+    def level_actions(self, symbol: int | str, coords: Sequence[int]) -> list[LevelAction]:
+        """The actions of a letter at every level on a full coordinate tuple, from one
+        walk down its chain (``level_action`` for each level, at the cost of one)."""
+        self._check_length(coords)
+        return self.walker.actions(self.symbol_index(symbol), coords)
 
     def _slot_permutation(self, d: int, p: int, t: Transformation, q: int) -> tuple[int, ...]:
         sk = self.skeleton
