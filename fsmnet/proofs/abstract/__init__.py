@@ -18,8 +18,18 @@ Domains (``domain`` in results and certificates):
 * ``chart-box`` — linear recurrences h ↦ A_x h (every linear architecture):
   outputs are invariant under positive scaling, so S_q is a cone over a box
   in an affine chart {y_p = 1} of a chosen basis y = B h (:mod:`.linear`);
+* ``slice-box`` — the same cones, cut by one hyperplane φ·h = 1
+  (:mod:`.slice_boxes`);
+* ``zonotope`` — cones over zonotopes with a shared template of
+  rotation-plane directions, which linear maps carry exactly, for rotating
+  networks on which every box grows (:mod:`.zonotope`);
 * ``minmax-box`` — ``minmax-dense``: max and min are monotone, so the image
   of a box is the box of the images of its corners (:mod:`.minmax`).
+
+A linear network is first reduced, exactly, to its minimal linear
+representation (:mod:`.minimal_linear`): the directions that no word reaches
+or that the readout never sees are dropped before any search, and the
+certificate carries the reduction for the checker to re-verify.
 
 The driver is :func:`fsmnet.proofs.abstract.certify.certify`.
 """
