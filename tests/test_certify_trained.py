@@ -403,3 +403,17 @@ def test_experiments_certified_column_on_a_trained_network(tmp_path) -> None:
     assert common.run_length(["1", "1", "1", "0", "(1 2)"]) == "1^3 0 (12)"
     assert common.certified_code({"certified": {"verdict": "unknown",
                                                 "proved_length": 87}}) == "U87"
+
+
+def test_long_candidates_of_wide_linear_nets_are_left_unconfirmed() -> None:
+    # The exact run of a word costs about H²·n² digit operations (a trained CP net with
+    # H = 16 spent over 10 minutes confirming one pumped word of ~4000 symbols), so
+    # such candidates are skipped and counted; max/min nets are always confirmed.
+    from fsmnet.proofs.abstract.certify import _affordable
+
+    wide = fsmnet.compile("modadd:3", "bilinear-full").with_params(
+        h0=np.ones(16), W=np.zeros((16, 16, 3)), readout=np.zeros((3, 16)))
+    details: dict = {}
+    ok = _affordable(wide, details)
+    assert ok([0] * 600) and not ok([0] * 700) and details["unconfirmed"] == 1
+    assert _affordable(fsmnet.compile("flipflop", "minmax-dense"), {})([0] * 10_000)
