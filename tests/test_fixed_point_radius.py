@@ -221,3 +221,76 @@ def test_tuned_construction_is_exact(quick_tuning: None, a: Automaton) -> None:
         assert converges_exactly(net, sym)
     word = np.random.default_rng(1).integers(0, a.n_symbols, 30)
     assert np.array_equal(net.label_trace(word, exact=True), a.output_ids[a.trace(word)])
+
+
+# ---------------------------------------------------------------- exact blocks (large H)
+import fsmnet.constructions.fixed_point_blocks as fpb  # noqa: E402
+
+
+def _signed_reps(a: Automaton) -> tuple[list[np.ndarray], bool]:
+    perms = fp._permutations(a)
+    signs = [round(np.linalg.det(p)) for p in perms]
+    extra = any(s < 0 for s in signs)
+    return [fp._signed(p, s if extra else None) for p, s in zip(perms, signs)], extra
+
+
+def test_exact_blocks_are_invariant_in_fractions() -> None:
+    a = load("symmetric:3").minimal()
+    reps, _ = _signed_reps(a)
+    eb = fpb.exact_blocks(reps, np.random.default_rng(0))
+    assert eb is not None and sum(eb.sizes) == 7
+    w = np.array([[Fraction(int(x)) for x in row] for row in eb.w], dtype=object)
+    w_inv = exact_inverse(w)  # raises if W is singular
+    starts = np.cumsum([0] + eb.sizes)
+    for sym, r in enumerate(reps):
+        conj = w_inv.dot(r.astype(object)).dot(w)  # W⁻¹ R W, recomputed here
+        for c, d in enumerate(eb.sizes):
+            lo, hi = starts[c], starts[c] + d
+            assert all(x == 0 for x in conj[lo:hi, :lo].ravel())
+            assert all(x == 0 for x in conj[lo:hi, hi:].ravel())
+            assert np.array_equal(conj[lo:hi, lo:hi], eb.mats[c][sym])
+    # the two copies of the 2-dim component have identical matrices (one tuning each type)
+    twos = [c for c, d in enumerate(eb.sizes) if d == 2]
+    assert len(twos) == 2
+    assert all(np.array_equal(eb.mats[twos[0]][s], eb.mats[twos[1]][s]) for s in range(6))
+
+
+def test_exact_block_network_realizes_s_r_s_inverse() -> None:
+    a = load("symmetric:3,gens").minimal()
+    reps, extra = _signed_reps(a)
+    net = fpb.compile_exact_blocks(a, reps, extra, seed=0)
+    assert net is not None and net.options["construction"] == "tuned exact blocks"
+    assert sum(net.options["blocks"]) == net.params["h0"].shape[0]
+    size = net.params["h0"].shape[0]
+    w = np.array([[Fraction(x) for x in row] for row in net.options["W"]], dtype=object)
+    s_blocks = np.zeros((size, size), dtype=object) + Fraction(0)
+    at = 0
+    for s_i in net.options["block_S"]:
+        d = len(s_i)
+        s_blocks[at:at + d, at:at + d] = np.array(s_i, dtype=object)
+        at += d
+    s = s_blocks.dot(exact_inverse(w))
+    s_inv = exact_inverse(s)
+    exact = FIXED_POINT.matrices_exact(net)
+    n0 = reps[0].shape[0]
+    for sym, r in enumerate(reps):
+        # S⁻¹ A_σ S = R_σ ⊕ D with D diagonal ±1 (the added channels), exactly
+        back = s_inv.dot(exact[sym]).dot(s)
+        assert np.array_equal(back[:n0, :n0], r.astype(object))
+        assert all(x == 0 for x in back[:n0, n0:].ravel())
+        assert all(x == 0 for x in back[n0:, :n0].ravel())
+        tail = back[n0:, n0:]
+        assert all(tail[i, j] == 0 for i in range(size - n0) for j in range(size - n0) if i != j)
+        assert all(abs(tail[i, i]) == 1 for i in range(size - n0))
+        # M_σ is block diagonal exactly, so Schur-Cohn per block (Faddeev-LeVerrier in
+        # Fractions, not the construction's sympy path) proves ρ(M_σ) < 1
+        m = FIXED_POINT.iteration_matrix(net, sym, exact=True)
+        at = 0
+        for d in net.options["blocks"]:
+            assert all(x == 0 for x in m[at:at + d, :at].ravel())
+            assert all(x == 0 for x in m[at:at + d, at + d:].ravel())
+            assert schur_stable(charpoly(m[at:at + d, at:at + d]))
+            at += d
+        assert _numpy_radius(net, sym) < 0.95
+    word = np.random.default_rng(2).integers(0, a.n_symbols, 40)
+    assert np.array_equal(net.label_trace(word, exact=True), a.output_ids[a.trace(word)])

@@ -282,10 +282,17 @@ def compile_fixed_point(automaton: Automaton, *, seed: int = 0, attempts: int = 
                              f"sign channel det(Λ A⁻¹) < 0 for every Λ in (0,1)^H, so the "
                              f"iteration cannot converge (ρ ≥ 1)")
     size = n + int(extra)
-    if size > _PROOF_LIMIT:
+    if size > _PROOF_LIMIT:  # exact proofs only block by block (fixed_point_blocks)
+        from fsmnet.constructions.fixed_point_blocks import compile_exact_blocks
+
+        reps = [_signed(p, sg if extra else None) for p, sg in zip(perms, signs)]
+        net = compile_exact_blocks(automaton, reps, extra, seed)
+        if net is not None:
+            return net
         raise NotExpressible(f"fixed-point: hidden size {size} is above {_PROOF_LIMIT}, where "
-                             f"the exact Schur-Cohn proof of the radius (rational "
-                             f"coefficients that grow with every reduction step) takes hours")
+                             f"the exact Schur-Cohn proof of the radius takes hours, and no "
+                             f"exactly block-diagonal encoding was found (it needs an "
+                             f"integral character for every component)")
     reps = []
     for p, sg in zip(perms, signs):
         r = np.zeros((size, size), dtype=np.int64)
@@ -330,6 +337,16 @@ def compile_fixed_point(automaton: Automaton, *, seed: int = 0, attempts: int = 
                          f"< 1 for every letter was found in {tried} attempts (seed {seed}); "
                          f"best attempt: {best[0]} of {len(reps)} letters proved, worst radius "
                          f"among them {best[1]:.4g}")
+
+
+def _signed(p: np.ndarray, sign: int | None) -> np.ndarray:
+    """P ⊕ (sign), or P alone when ``sign`` is None."""
+    size = p.shape[0] + (sign is not None)
+    r = np.zeros((size, size), dtype=np.int64)
+    r[:p.shape[0], :p.shape[0]] = p
+    if sign is not None:
+        r[-1, -1] = sign
+    return r
 
 
 def _with_units(r: np.ndarray, units: int) -> np.ndarray:

@@ -72,18 +72,25 @@ class TunedEncoding:
 
 
 # ------------------------------------------------------------------ group and blocks
-def _closure(reps: list[np.ndarray], limit: int) -> list[np.ndarray] | None:
-    """Every product of the letters (signed permutation matrices), or None above ``limit``."""
-    size = reps[0].shape[0]
-    start = np.eye(size, dtype=np.int64)
-    seen = {start.tobytes(): start}
+def signed_closure(reps: list[np.ndarray], limit: int
+                   ) -> list[tuple[np.ndarray, np.ndarray]] | None:
+    """Every product of the letters as signed permutations (p, s), g[p_j, j] = s_j,
+    identity first; None above ``limit`` elements."""
+    gens = []
+    for r in reps:
+        m = np.asarray(r, dtype=np.int64)
+        p = np.argmax(np.abs(m), axis=0)
+        gens.append((p, m[p, np.arange(m.shape[0])]))
+    n = reps[0].shape[0]
+    start = (np.arange(n), np.ones(n, dtype=np.int64))
+    seen = {start[0].tobytes() + start[1].tobytes(): start}
     frontier = [start]
     while frontier:
         nxt = []
-        for g in frontier:
-            for r in reps:
-                h = r @ g
-                key = h.tobytes()
+        for gp, gs in frontier:
+            for rp, rs in gens:  # r·g: column j of g is s_j e_{p_j}, mapped by r
+                h = (rp[gp], rs[gp] * gs)
+                key = h[0].tobytes() + h[1].tobytes()
                 if key not in seen:
                     seen[key] = h
                     nxt.append(h)
@@ -91,6 +98,20 @@ def _closure(reps: list[np.ndarray], limit: int) -> list[np.ndarray] | None:
                         return None
         frontier = nxt
     return list(seen.values())
+
+
+def dense(g: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """The matrix of a signed permutation (p, s)."""
+    n = len(g[0])
+    m = np.zeros((n, n), dtype=np.int64)
+    m[g[0], np.arange(n)] = g[1]
+    return m
+
+
+def _closure(reps: list[np.ndarray], limit: int) -> list[np.ndarray] | None:
+    """Every product of the letters (signed permutation matrices), or None above ``limit``."""
+    group = signed_closure(reps, limit)
+    return None if group is None else [dense(g) for g in group]
 
 
 def invariant_blocks(reps: list[np.ndarray], rng: np.random.Generator) -> list[np.ndarray]:
