@@ -78,7 +78,8 @@ def test_s5_splits_and_is_fast():
     assert time.perf_counter() - t0 < 10
     assert sorted(net.options["blocks"]) == [6, 20]
     assert net.options["congruences"] == "complete"
-    assert_simulates(net, fsmnet.load("symmetric:5,gens").minimal(), seed=5)
+    assert_simulates(net, fsmnet.load("symmetric:5,gens").minimal(), seed=5, length=300,
+                     exact_length=8)
 
 
 @settings(deadline=None, max_examples=40)
