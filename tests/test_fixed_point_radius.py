@@ -73,7 +73,9 @@ def test_greedy_chain_has_positive_nested_minors() -> None:
 
 
 def test_large_hidden_size_is_refused_quickly() -> None:
-    # A_5 by generators has 60 states: the exact radius proof would take hours.
+    # A_5 by generators has 60 states: the dense exact radius proof would take hours,
+    # and its two 3-dimensional components have the irrational characters
+    # (1 ± √5)/2, which the exact block decomposition does not handle.
     a = load("alternating:5,gens").minimal()
     start = time.process_time()
     with pytest.raises(NotExpressible, match="hidden size 60"):
@@ -294,3 +296,21 @@ def test_exact_block_network_realizes_s_r_s_inverse() -> None:
         assert _numpy_radius(net, sym) < 0.95
     word = np.random.default_rng(2).integers(0, a.n_symbols, 40)
     assert np.array_equal(net.label_trace(word, exact=True), a.output_ids[a.trace(word)])
+
+
+@pytest.mark.slow
+def test_s5_by_generators_compiles_with_exact_blocks() -> None:
+    # before: refused (H = 120 > 32); now every block's radius is proved exactly
+    a = load("symmetric:5,gens").minimal()
+    net = compile_automaton(a, "fixed-point")
+    assert net.options["construction"] == "tuned exact blocks"
+    for sym in range(a.n_symbols):
+        m = FIXED_POINT.iteration_matrix(net, sym, exact=True)
+        at = 0
+        for d in net.options["blocks"]:
+            assert all(x == 0 for x in m[at:at + d, at + d:].ravel())
+            assert schur_stable(charpoly(m[at:at + d, at:at + d]))
+            at += d
+        assert _numpy_radius(net, sym) < 0.999
+    word = np.random.default_rng(0).integers(0, a.n_symbols, 2000)
+    assert np.array_equal(net.label_trace(word), a.output_ids[a.trace(word)])
