@@ -25,13 +25,14 @@ from fsmnet.train import commuting, convert, fused, infer, scan  # noqa: E402
 SEEDS = st.integers(0, 2**31 - 1)
 
 
-@settings(deadline=None, max_examples=30)
+@settings(deadline=None, max_examples=40)
 @given(st.integers(1, 3), st.integers(1, 3), st.integers(1, 3), st.integers(0, 20),
-       st.integers(1, 5), SEEDS)
+       st.integers(1, 5), st.sampled_from([1e-7, 1.0, 1e7]), SEEDS)
 def test_select_recurrence_equals_the_loop_per_block_with_gradients(m, n_sym, batch, length,
-                                                                   size, seed):
+                                                                   size, gain, seed):
+    # gain 1e±7: states leave 10^±12 within two steps, so blocks rerun step by step.
     g = torch.Generator().manual_seed(seed)
-    mats = torch.randn(m, n_sym, size, size, dtype=torch.float64, generator=g)
+    mats = gain * torch.randn(m, n_sym, size, size, dtype=torch.float64, generator=g)
     h0 = torch.randn(m, size, dtype=torch.float64, generator=g)
     words = torch.randint(0, n_sym, (batch, length), generator=g)
     weights = torch.randn(batch, length + 1, m, size, dtype=torch.float64, generator=g)
@@ -140,6 +141,10 @@ def test_rescale_period_follows_the_growth_bound():
     assert infer.rescale_period(torch.full((1, 2, 2), 5.0)) == (16, 10.0)
     assert infer.rescale_period(torch.full((1, 1, 1), 1e6)) == (5, 1e6)
     assert infer.rescale_period(torch.full((1, 1, 1), 0.5)) == (16, 1.0)
+    # training (fused): 10^k ≤ 10^12 -> 12 steps at M = 10, 2 at 10^6; M counts column sums
+    assert fused._period(torch.full((1, 1, 2, 2), 5.0)) == (12, 10.0)
+    assert fused._period(torch.full((1, 1, 1, 1), 1e6)) == (2, 1e6)
+    assert fused._period(torch.tensor([[[[1.0, 0.0], [4.0, 0.0]]]]))[1] == 5.0
 
 
 @pytest.mark.parametrize("arch", ["bilinear-full", "bilinear-cp", "deltaproduct",

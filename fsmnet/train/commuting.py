@@ -31,6 +31,8 @@ from typing import Any
 import torch
 
 Tensor = torch.Tensor
+_FLOOR = -40.0  # log of the smallest channel kept, relative to the largest
+_CUT = math.exp(_FLOOR + 1e-3)  # exp of a clamped channel is under this: zeroed
 
 
 def distinct_counts(words: Tensor, n_symbols: int, dedupe: bool | None = None
@@ -45,24 +47,27 @@ def distinct_counts(words: Tensor, n_symbols: int, dedupe: bool | None = None
     distinct of 12,864) is faster without the sort (bench/bench_train.py).
     """
     batch, length = words.shape
-    counts = torch.zeros(batch, length + 1, n_symbols, dtype=torch.int64, device=words.device)
-    if length:
-        counts[:, 1:] = torch.nn.functional.one_hot(words.to(torch.int64), n_symbols).cumsum(1)
-    flat = counts.view(-1, n_symbols)
+    words = words.to(torch.int64)
+    base = length + 1
     if dedupe is None:
         dedupe = (torch.is_grad_enabled()
-                  or 2 * _distinct_bound(batch, length, n_symbols) <= flat.shape[0])
-    if not dedupe:
-        return flat, torch.arange(flat.shape[0], device=words.device).view(batch, length + 1)
-    base = length + 1
-    if n_symbols * (base.bit_length()) <= 62:
-        # Exact integer key (counts are < base): a 1-D unique is far cheaper than rows.
+                  or 2 * _distinct_bound(batch, length, n_symbols) <= batch * base)
+    if dedupe and n_symbols * base.bit_length() <= 62:
+        # Exact integer key Σ_s c_s·base^s (counts are < base), summed along the word
+        # straight from the symbols; a 1-D unique is far cheaper than one over rows.
         radix = base ** torch.arange(n_symbols, device=words.device, dtype=torch.int64)
-        keys, inverse = torch.unique(flat @ radix, return_inverse=True)
-        distinct = (keys[:, None] // radix) % base
-    else:
-        distinct, inverse = torch.unique(flat, dim=0, return_inverse=True)
-    return distinct, inverse.view(batch, length + 1)
+        keys = torch.zeros(batch, base, dtype=torch.int64, device=words.device)
+        torch.cumsum(radix[words], dim=1, out=keys[:, 1:])
+        uniq, inverse = torch.unique(keys, return_inverse=True)
+        return (uniq[:, None] // radix) % base, inverse
+    counts = torch.zeros(batch, base, n_symbols, dtype=torch.int64, device=words.device)
+    if length:
+        counts[:, 1:] = torch.nn.functional.one_hot(words, n_symbols).cumsum(1)
+    flat = counts.view(-1, n_symbols)
+    if not dedupe:
+        return flat, torch.arange(flat.shape[0], device=words.device).view(batch, base)
+    distinct, inverse = torch.unique(flat, dim=0, return_inverse=True)
+    return distinct, inverse.view(batch, base)
 
 
 def _distinct_bound(batch: int, length: int, n_symbols: int) -> int:
@@ -76,62 +81,100 @@ def _distinct_bound(batch: int, length: int, n_symbols: int) -> int:
     return total
 
 
-class _CountUnit(torch.autograd.Function):
-    """unit(h) for count vectors, with the backward written out (fewer passes over the
-    (D, H) states than autograd's: on a CPU each pass costs as much as the arithmetic).
+class _CountReadout(torch.autograd.Function):
+    """unit(h) for count vectors, or its readout u·Rᵀ, with the backward written out.
 
-    With u = h/‖h‖, g the gradient of u and L_k = log|h_k|, a_k = angle(h_k):
-    ∂/∂L_k = Σ_{parts of k} g·u − |u_k|² (u·g) and ∂/∂a_k = u_re g_im − u_im g_re;
-    the gradients of the per-symbol tables are cᵀ times those (one GEMM each).
+    On a CPU each pass over the (D, H) states costs about as much as its arithmetic,
+    so the passes are what is minimized.  With u = h/‖h‖, g the gradient of u,
+    L_k = log|h_k| and a_k = angle(h_k): ∂/∂L_k = Σ_{parts of k} u·g − |u_k|² (u·g)
+    and ∂/∂a_k = u_re g_im − u_im g_re; the tables' gradients are [c, 1]ᵀ times those.
+    With the readout, g = g_logits·R, so the first term regroups as
+    Σ_c R_c,k · ([c, 1] ⊙ g_logits,c / ‖h‖)ᵀ h and the second as ([c, 1] ⊙ (u·g)/‖h‖²)ᵀ |h|²:
+    two GEMMs that only *read* the saved states (D × 4(S+1) and D × (S+1) left factors),
+    and the readout's own gradient is the ones-column block of the first.
     """
 
     @staticmethod
     def forward(ctx: Any, log_mod: Tensor, log0: Tensor, angles: Tensor | None,
-                angle0: Tensor | None, sign: Tensor | None, c: Tensor, zero: Tensor | None,
-                flips: Tensor | None) -> Tensor:
+                angle0: Tensor | None, readout: Tensor | None, sign: Tensor | None,
+                c: Tensor, zero: Tensor | None, pattern: Tensor | None) -> Tensor:
+        ones = torch.ones(c.shape[0], 1, dtype=c.dtype, device=c.device)
+        c1 = torch.cat([c, ones], dim=1)  # the last column carries log|h0|
         # Log-modulus of every channel (D, K): one GEMM with the counts.
-        total = torch.addmm(log0, c, log_mod)
+        total = c1 @ torch.cat([log_mod, log0[None]])
         if zero is not None:
             total.masked_fill_(c @ zero > 0, float("-inf"))
         top = total.amax(dim=1, keepdim=True)
         top.masked_fill_(~torch.isfinite(top), 0.0)
         total.sub_(top)
-        # Channels below e^-80 of the largest are under float32 resolution anyway; making
-        # them exactly 0 avoids subnormal floats, which make every later op ~10x slower.
-        mag = torch.threshold_(total, -80.0, float("-inf")).exp_()
-        norm = torch.linalg.vector_norm(mag, dim=1, keepdim=True).clamp_min_(1e-30)
-        mag.div_(norm)
+        # Channels below e^-40 (2^-57) of the largest are far under float32 resolution
+        # (2^-23) in every readout; making them exactly 0 keeps the backward's products
+        # out of subnormal floats, each of which costs a microcode assist.  They are
+        # clamped *before* exp and zeroed after: exp of −∞ or of a large negative number
+        # takes the library's slow path, 25-40x slower per element (measured).
+        mag = total.clamp_min_(_FLOOR).exp_()
+        torch.threshold_(mag, _CUT, 0.0)
+        sq = mag * mag
+        norm = sq.sum(dim=1, keepdim=True).sqrt_().clamp_min_(1e-30)
         if angles is None:
             if sign is not None:
-                mag.mul_(sign if flips is None else sign[flips])
-            ctx.save_for_backward(mag, c)
-            ctx.complex = False
-            return mag
-        assert angle0 is not None
-        angle = torch.addmm(angle0, c, angles)
-        out = torch.stack([mag * torch.cos(angle), mag * torch.sin(angle)], dim=-1)
-        ctx.save_for_backward(out, c)
-        ctx.complex = True
-        return out.reshape(c.shape[0], -1)
+                mag.mul_(sign if pattern is None else torch.index_select(sign, 0, pattern))
+            h = mag
+        else:
+            assert angle0 is not None
+            angle = c1 @ torch.cat([angles, angle0[None]])
+            h = torch.stack([mag * torch.cos(angle), mag * torch.sin(angle)], dim=-1).view(
+                c.shape[0], -1)
+        ctx.complex = angles is not None
+        if readout is None:
+            u = h.div_(norm)
+            ctx.save_for_backward(u, c1, None, None, None, None)
+            return u
+        logits = (h @ readout.T).div_(norm)
+        ctx.save_for_backward(h, c1, readout, logits, sq, norm)
+        return logits
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, ...]:  # type: ignore[override]
-        u, c = ctx.saved_tensors
+        h, c1, readout, logits, sq, norm = ctx.saved_tensors
+        if readout is None:
+            return _unit_backward(ctx.complex, h, c1, grad)
+        n_cols, n_labels = c1.shape[1], grad.shape[1]
+        dot = torch.linalg.vecdot(logits, grad, dim=1).unsqueeze(1)  # u·g, C wide
+        left = (c1[:, :, None] * (grad / norm)[:, None, :]).view(c1.shape[0], -1)
+        first = (left.T @ h).view(n_cols, n_labels, -1)  # Σ_d c1 g_c/‖h‖ h
+        second = (c1 * (dot / (norm * norm))).T @ sq  # Σ_d c1 (u·g)/‖h‖² |h|²
+        grad_r = first[-1]  # the ones column: Σ_d g_c u
         if not ctx.complex:
-            dot = torch.linalg.vecdot(u, grad, dim=1).unsqueeze(1)
-            g_log = torch.addcmul(grad, u, dot, value=-1.0).mul_(u)
-            return c.T @ g_log, g_log.sum(0), None, None, None, None, None, None
-        g = grad.reshape(u.shape)
-        dot = torch.linalg.vecdot(u.flatten(1), grad, dim=1)[:, None]
-        re, im, g_re, g_im = u[..., 0], u[..., 1], g[..., 0], g[..., 1]
-        g_log = re * g_re + im * g_im - (re * re + im * im) * dot
-        g_ang = re * g_im - im * g_re
-        return (c.T @ g_log, g_log.sum(0), c.T @ g_ang, g_ang.sum(0), None, None, None, None)
+            g_log = torch.einsum("sck,ck->sk", first, readout) - second
+            return g_log[:-1], g_log[-1], None, None, grad_r, None, None, None, None
+        f = first.view(n_cols, n_labels, -1, 2)
+        r = readout.view(n_labels, -1, 2)
+        g_log = (torch.einsum("sck,ck->sk", f[..., 0], r[..., 0])
+                 + torch.einsum("sck,ck->sk", f[..., 1], r[..., 1]) - second)
+        g_ang = (torch.einsum("sck,ck->sk", f[..., 0], r[..., 1])
+                 - torch.einsum("sck,ck->sk", f[..., 1], r[..., 0]))
+        return g_log[:-1], g_log[-1], g_ang[:-1], g_ang[-1], grad_r, None, None, None, None
+
+
+def _unit_backward(complex_pairs: bool, u: Tensor, c1: Tensor, grad: Tensor
+                   ) -> tuple[Tensor | None, ...]:
+    """Backward of the unit states themselves (no readout)."""
+    dot = torch.linalg.vecdot(u, grad, dim=1).unsqueeze(1)
+    if not complex_pairs:
+        both = c1.T @ torch.addcmul(grad, u, dot, value=-1.0).mul_(u)
+        return both[:-1], both[-1], None, None, None, None, None, None, None
+    pair, gp = u.view(u.shape[0], -1, 2), grad.reshape(u.shape[0], -1, 2)
+    re, im, g_re, g_im = pair[..., 0], pair[..., 1], gp[..., 0], gp[..., 1]
+    both = c1.T @ (re * g_re + im * g_im - (re * re + im * im) * dot)
+    ang = c1.T @ (re * g_im - im * g_re)
+    return both[:-1], both[-1], ang[:-1], ang[-1], None, None, None, None, None
 
 
 def count_states(log_mod: Tensor, phase: Tensor, counts: Tensor, h0: Tensor,
-                 complex_pairs: bool) -> Tensor:
-    """Unit states (D, H) for the count vectors ``counts`` (D, S).
+                 complex_pairs: bool, readout: Tensor | None = None) -> Tensor:
+    """Unit states (D, H) for the count vectors ``counts`` (D, S), or with ``readout``
+    (C, H) their logits u·Rᵀ (D, C), computed in the same autograd node.
 
     ``log_mod``/``phase`` (S, K) as in :func:`fsmnet.train.scan.diag_loop`: the real
     case multiplies channel k by phase·exp(log_mod) (phase a sign, 0 allowed), the
@@ -150,11 +193,12 @@ def count_states(log_mod: Tensor, phase: Tensor, counts: Tensor, h0: Tensor,
     if complex_pairs:
         re0, im0 = h0[0::2], h0[1::2]
         log0 = 0.5 * torch.log(re0 * re0 + im0 * im0)
-        out: Tensor = _CountUnit.apply(log_mod, log0, phase, torch.atan2(im0, re0), None, c,
-                                       zero, None)
+        out: Tensor = _CountReadout.apply(log_mod, log0, phase, torch.atan2(im0, re0), readout,
+                                          None, c, zero, None)
         return out
     sign, pattern = _signs(phase.detach(), torch.sign(h0).detach(), counts)
-    out = _CountUnit.apply(log_mod, torch.log(h0.abs()), None, None, sign, c, zero, pattern)
+    out = _CountReadout.apply(log_mod, torch.log(h0.abs()), None, None, readout, sign, c, zero,
+                              pattern)
     return out
 
 

@@ -59,19 +59,22 @@ class BilinearBlock(nn.Module):
     def logits(self, words: Tensor, fast: bool = True) -> Tensor:
         words = words.to(torch.int64)
         if fast and not words.is_cuda and len(set(self.sizes)) == 1 and len(self.sizes) > 1:
-            hs = self._fused_states(words)
+            return self._fused_logits(words)
         else:
             run = scan.dense_auto if fast else scan.dense_loop
             hs = [scan.unit(run(w, words, h)) for w, h in zip(self.W, self.h0)]
         return multilinear(self.readout, hs)
 
-    def _fused_states(self, words: Tensor) -> list[Tensor]:
+    def _fused_logits(self, words: Tensor) -> Tensor:
         """Every block in one recurrence (:func:`fsmnet.train.fused.select_recurrence`
-        with the blocks stacked), so the CPU runs one sequential loop, not one per block."""
+        with the blocks stacked), so the CPU runs one sequential loop, not one per block;
+        the readout is multilinear, so it reads the unnormalized blocks and divides the
+        C scores by the product of the block norms instead of normalizing every block."""
         from fsmnet.train.fused import select_recurrence
 
         h = select_recurrence(torch.stack(list(self.W)), words, torch.stack(list(self.h0)))
-        return list(scan.unit(h).unbind(-2))
+        norms = torch.linalg.vector_norm(h, dim=-1).clamp_min(1e-30).prod(dim=-1)
+        return multilinear(self.readout, list(h.unbind(-2))) / norms[..., None]
 
     def forward(self, words: Tensor) -> Tensor:
         with torch.no_grad():

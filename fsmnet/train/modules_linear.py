@@ -107,8 +107,15 @@ class LinearRNN(nn.Module):
             # distinct count vector once, then gather (fsmnet.train.commuting).
             counts, inverse = commuting.distinct_counts(words, self.n_symbols)
             log_mod, phase = self.log_phase()
-            h = commuting.count_states(log_mod, phase, counts, self.h0, self.complex_pairs)
-            return (h @ self.readout.T)[inverse]
+            scores = commuting.count_states(log_mod, phase, counts, self.h0, self.complex_pairs,
+                                            self.readout)
+            return scores[inverse]
+        if fast:
+            # (h/‖h‖)·Rᵀ = (h·Rᵀ)/‖h‖: divide the C scores, not the H channels (one pass
+            # over the states fewer each way).
+            h = scan.dense_auto(self.matrices(), words.to(torch.int64), self.h0)
+            return (h @ self.readout.T) / torch.linalg.vector_norm(
+                h, dim=-1, keepdim=True).clamp_min(1e-30)
         return self.states(words, fast) @ self.readout.T
 
     def forward(self, words: Tensor) -> Tensor:
@@ -305,7 +312,9 @@ class FixedPointRNN(LinearRNN):
     Solved exactly by an inverse here, not by the paper's fixed-point iteration."""
 
     arch = "fixed-point"
-    _LO = 1e-6  # keeps Λ strictly inside (0, 1), as the network format requires
+    # |logit| bound: Λ = sigmoid(l) stays strictly inside (0, 1) in float64, as the
+    # network format requires (1 − sigmoid(30) ≈ 9e-14).
+    _L = 30.0
 
     def __init__(self, n_symbols: int, n_labels: int, hidden: int) -> None:
         super().__init__(n_symbols, n_labels, hidden)
@@ -314,15 +323,18 @@ class FixedPointRNN(LinearRNN):
                               / math.sqrt(hidden))
 
     def lam(self) -> Tensor:
-        return torch.sigmoid(self.l).clamp(self._LO, 1 - self._LO)
+        return torch.sigmoid(self.l.clamp(-self._L, self._L))
 
     def matrices(self) -> Tensor:
         eye = torch.eye(self.hidden, dtype=self.Q.dtype, device=self.Q.device)
-        inv = eye + (1 / self.lam() - 1)[:, :, None] * self.Q
+        # Λ⁻¹ − 1 = e^{−l} exactly: no cancellation in 1/Λ − 1 when Λ is within float32's
+        # resolution of 1 (compiled fixed-point nets have Λ = 1 − 2^-20, where 1/Λ − 1 in
+        # float32 was 5% off and moved the labels).
+        inv = eye + torch.exp(-self.l.clamp(-self._L, self._L))[:, :, None] * self.Q
         return torch.linalg.inv(inv)
 
     def network_params(self) -> dict[str, np.ndarray]:
-        lam = np.clip(_np(self.lam()), self._LO, 1 - self._LO)
+        lam = 1.0 / (1.0 + np.exp(-np.clip(_np(self.l), -self._L, self._L)))  # float64
         return {"Lambda": lam, "Q": _np(self.Q)}
 
     def load_network_params(self, params: dict[str, np.ndarray]) -> None:

@@ -11,7 +11,8 @@ positive factor to stay in float32 range; by homogeneity that changes neither
 the normalized outputs nor their gradients.
 
 * :func:`dense_auto` — what the modules' fast path runs for dense matrices: the
-  chunked scan on a GPU, the gather-free loop :func:`dense_select_loop` on a CPU.
+  chunked scan on a GPU, on a CPU the fused recurrence of :mod:`fsmnet.train.fused`
+  (one autograd node; :func:`dense_select_loop` is its plain-autograd form).
 * :func:`dense_scan` — chunked scan: inside each chunk of C steps the prefix
   products P_k = A_k ··· A_1 are formed for all chunks at once, then one
   sequential pass over the n = T/C chunk summaries carries the state; depth
@@ -35,9 +36,29 @@ Tensor = torch.Tensor
 _EPS = 1e-30
 
 
+class _Unit(torch.autograd.Function):
+    """h / ‖h‖ with the projection backward (g − u (u·g)) / ‖h‖ written out: three passes
+    over the states where autograd's norm-then-divide backward makes seven or more, which
+    dominate a CPU training step once the recurrence itself is fused."""
+
+    @staticmethod
+    def forward(ctx: Any, h: Tensor) -> Tensor:
+        norm = torch.linalg.vector_norm(h, dim=-1, keepdim=True).clamp_min_(_EPS)
+        u = h / norm
+        ctx.save_for_backward(u, norm)
+        return u
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:  # type: ignore[override]
+        u, norm = ctx.saved_tensors
+        dot = torch.linalg.vecdot(u, grad, dim=-1).unsqueeze(-1)
+        return torch.addcmul(grad, u, dot, value=-1.0).div_(norm)
+
+
 def unit(h: Tensor) -> Tensor:
     """h / ‖h‖₂ over the last axis (0 stays 0): the scale-free state every readout sees."""
-    return h / h.norm(dim=-1, keepdim=True).clamp_min(_EPS)
+    out: Tensor = _Unit.apply(h)
+    return out
 
 
 def _rescale(x: Tensor, dims: tuple[int, ...]) -> Tensor:
@@ -81,7 +102,7 @@ def dense_select_loop(mats: Tensor, words: Tensor, h0: Tensor) -> Tensor:
 def dense_auto(mats: Tensor, words: Tensor, h0: Tensor) -> Tensor:
     """The fast dense path: the chunked scan on a GPU; on a CPU, where the scan's
     matrix-matrix products cost H times the loop's matrix-vector work (measured in
-    bench/bench_train.py), :func:`dense_select_loop`."""
+    bench/bench_train.py), the fused recurrence of :mod:`fsmnet.train.fused`."""
     if words.is_cuda:
         return dense_scan(mats, words, h0)
     from fsmnet.train.fused import select_recurrence
