@@ -138,12 +138,14 @@ def cascade_network(spec: CascadeSpec, automaton: Automaton, *, arch: str = "min
     tab = explore(sizes, tuple(initial), spec.lift_function(), spec.decode, automaton)
     index, rows, links = prefix_codes(sizes, tab, n_sym, prefix_index)
     domains = rows[:-1]
-    if max(d * n_sym * k * k for d, k in zip(domains, sizes)) > MAX_TABLE:
-        raise NotExpressible(f"{arch}: the cascade's tables would be too large "
-                             f"(levels of {sizes} points, {domains} reached prefixes)")
     kinds = [SCALAR_KIND if all(act[0] == "const" or _is_identity(act)
                                 for act in tab.actions[lv].values()) else MATRIX_KIND
              for lv in range(len(sizes))]
+    # A scalar unit's tables are (symbols, rows); a matrix unit's (symbols, rows, k, k).
+    if max(d * n_sym * (1 if kd == SCALAR_KIND else k * k)
+           for d, k, kd in zip(domains, sizes, kinds)) > MAX_TABLE:
+        raise NotExpressible(f"{arch}: the cascade's tables would be too large "
+                             f"(levels of {sizes} points, {domains} reached prefixes)")
     if arch == "minmax-scalar" and MATRIX_KIND in kinds:
         level = kinds.index(MATRIX_KIND)
         raise NotExpressible(f"minmax-scalar: level {level} of the cascade permutes its "

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from fsmnet.algebra.holonomy.skeleton import DecompositionTooLarge
 from fsmnet.automata import Automaton
 from fsmnet.errors import FsmnetError, NotExpressible
 from fsmnet.nets.minmax_cascade import MAX_TABLE
@@ -29,10 +30,16 @@ from fsmnet.nets.minmax_cascade import MAX_TABLE
 Action = tuple[str, Any]
 """``("perm", permutation of 0..k-1)`` or ``("const", point)``."""
 
-__all__ = ["Action", "Tabulated", "explore", "prefix_codes"]
+__all__ = ["Action", "CascadeTooLarge", "Tabulated", "explore", "prefix_codes"]
 
-MAX_REACHED = 2_000_000
-"""Most (coordinates, state) pairs the exploration visits before it gives up."""
+MAX_STEPS = 400_000
+"""Most lifted steps (reached pairs × letters) the exploration takes before it gives
+up: a few minutes at 70 levels on 2 shared cores (docs/performance.md)."""
+
+
+class CascadeTooLarge(DecompositionTooLarge):
+    """The cascade reaches more coordinate tuples than the construction's budget: a
+    size limit of the construction (so "unknown" for expressivity), not a theorem."""
 
 
 @dataclass(frozen=True)
@@ -78,8 +85,8 @@ def explore(sizes: Sequence[int], initial: tuple[int, ...],
     FsmnetError
         If a reached tuple decodes to a state whose output differs from the
         automaton's: the decomposition would then be wrong.
-    NotExpressible
-        Beyond :data:`MAX_REACHED` pairs.
+    CascadeTooLarge
+        Beyond :data:`MAX_STEPS` lifted steps.
     """
     assert automaton.initial is not None
     n_levels = len(sizes)
@@ -130,9 +137,12 @@ def explore(sizes: Sequence[int], initial: tuple[int, ...],
                    for (kind, arg), c in zip(acts, coords)]
             pair = (tuple(new), delta[sym][q])
             if pair not in seen:
-                if len(seen) >= MAX_REACHED:
-                    raise NotExpressible(f"the cascade reaches more than {MAX_REACHED:,} "
-                                         f"(coordinates, state) pairs")
+                if len(seen) * n_sym > MAX_STEPS:
+                    raise CascadeTooLarge(
+                        f"the holonomy cascade of this {automaton.n_states}-state automaton "
+                        f"reaches more than {MAX_STEPS // n_sym:,} (coordinates, state) pairs "
+                        f"(one per tile chain in use) with {n_sym} letters, beyond the "
+                        f"construction's budget of {MAX_STEPS:,} steps; it stops here")
                 seen.add(pair)
                 queue.append(pair)
     return Tabulated(actions=actions, parents=parents, coords=coords_of, reached=reached,

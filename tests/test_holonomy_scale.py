@@ -1,0 +1,206 @@
+"""Holonomy cascades of aperiodic automata up to 200 states (issue 11, §2).
+
+Independent sources:
+- the automata come from tests/aperiodic_corpus.py, built from their
+  definitions (threshold counters, a^k detectors, Tomita grammars checked
+  against their languages, reset cascades, KMP factor automata), and their
+  aperiodicity is re-checked by a brute-force x^N = x^(N+1) closure that does
+  not use fsmnet's monoid code;
+- expected outputs on random words come from the automaton (``a.trace``);
+  the networks are run by the reference step, the levelwise scans and the
+  Numba scan engine (``fsmnet.gpu.evaluate``);
+- each proof is re-verified by the stdlib checker, and the certificate's
+  model is compared with the network file's tensors.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import numpy as np
+import pytest
+from aperiodic_corpus import (
+    TOMITA,
+    TOMITA_LANGUAGE,
+    contains,
+    contains_both,
+    fibonacci_word,
+    is_aperiodic,
+    reset_cascade,
+    suffix_run,
+    threshold,
+    tomita_product,
+)
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import fsmnet
+from fsmnet.algebra.holonomy import decompose
+from fsmnet.automata import Automaton, load
+from fsmnet.gpu import evaluate
+from fsmnet.nets.minmax_cascade import levelwise_label_trace
+from fsmnet.nets.network import load_network
+from fsmnet.proofs.certificate import check_model_against_file
+from fsmnet.proofs.checker import check_certificate
+from fsmnet.proofs.product import explore_product
+from fsmnet.proofs.verifier import verify
+
+
+def agrees(net: fsmnet.Network, a: Automaton, seed: int, length: int = 2000) -> None:
+    word = np.random.default_rng(seed).integers(0, a.n_symbols, length)
+    want = a.output_ids[a.trace(word)]  # the automaton itself: the reference
+    assert np.array_equal(net.label_trace(word), want)
+    assert np.array_equal(levelwise_label_trace(net, word), want)
+    assert np.array_equal(evaluate(net, word, backend="numba").outputs, want[1:])
+
+
+def proved_and_checked(a: Automaton, net: fsmnet.Network, tmp_path) -> dict:
+    path = tmp_path / "net.safetensors"
+    net.save(path)
+    cert = tmp_path / "cert.json"
+    result = verify(a, load_network(path), certificate=str(cert), network_path=str(path))
+    assert result.verdict == "proved"
+    data = json.loads(cert.read_text())
+    assert check_certificate(data, str(path)).startswith("valid")
+    check_model_against_file(data, str(path))
+    return data
+
+
+# ------------------------------------------------------------- the corpus
+@pytest.mark.parametrize("which", sorted(TOMITA))
+def test_tomita_tables_match_their_languages(which: int) -> None:
+    table, accept = TOMITA[which]
+    for n in range(9):
+        for word in itertools.product("01", repeat=n):
+            q = 0
+            for ch in word:
+                q = table[int(ch)][q]
+            assert accept[q] == TOMITA_LANGUAGE[which]("".join(word)), (which, word)
+
+
+SMALL = [threshold(12), suffix_run(12), tomita_product([1, 2, 4, 7]),
+         reset_cascade([2, 3, 3], 3, 0, classes=10**6), contains(fibonacci_word(15)),
+         contains_both("abab", "bba")]
+
+
+@pytest.mark.parametrize("a", SMALL, ids=lambda a: a.name)
+def test_corpus_is_aperiodic_by_brute_force(a: Automaton) -> None:
+    assert is_aperiodic(a)
+    h = decompose(a)  # and every holonomy group is trivial, as it must then be
+    assert all(c.group is None for lv in h.levels for c in lv.components)
+
+
+def test_brute_force_sees_a_group() -> None:
+    # The check can fail: a mod-3 counter is periodic.
+    assert not is_aperiodic(load("modcount:3").minimal())
+
+
+# ------------------------------------------------ ~50-100 states, fast
+MEDIUM = [
+    lambda: threshold(80),
+    lambda: suffix_run(60),
+    lambda: contains(fibonacci_word(70)),
+    lambda: contains_both(fibonacci_word(9), "bbab"),
+    lambda: reset_cascade([3, 3, 4, 4], 4, 1, classes=10**6),
+]
+
+
+@pytest.mark.parametrize("make", MEDIUM, ids=range(len(MEDIUM)))
+def test_medium_aperiodic_automata_compile_and_prove(make, tmp_path) -> None:
+    a = make()
+    assert a.n_states >= 16
+    net = fsmnet.compile(a, "minmax-scalar")
+    assert set(net.options["unit_kinds"]) == {"scalar"}
+    agrees(net, a, seed=a.n_states, length=500)
+    proved_and_checked(a, net, tmp_path)
+    # The general cascade is the same one: trivial holonomy groups, pure reset levels.
+    general = fsmnet.compile(a, "minmax-cascade")
+    assert general.options["unit_kinds"] == net.options["unit_kinds"]
+    assert verify(a, general).verdict == "proved"
+
+
+def test_fast_product_model_matches_the_generic_one() -> None:
+    # The float fast path (fsmnet.proofs.cascade_model) against the semantics'
+    # own step: the same pairs, states and transitions; matrix units included.
+    for spec in ("modcount:3", "random:n=6,k=2,seed=2", "latch:3"):
+        a = load(spec).minimal()
+        net = fsmnet.compile(a, "minmax-cascade")
+        fast = explore_product(net, a)
+        slow = explore_product(net, a, fast_paths=False)
+        assert fast.status == slow.status == "closed"
+        assert fast.pairs == slow.pairs and fast.transitions == slow.transitions
+        assert all(all(np.array_equal(x, y) for x, y in zip(s, t))
+                   for s, t in zip(fast.states, slow.states))
+
+
+def test_fast_product_model_finds_the_same_counterexample() -> None:
+    a = threshold(6)
+    net = fsmnet.compile(a, "minmax-scalar")
+    sem = net.semantics
+    last = explore_product(net, a).states[-1]  # flip the label of the last state reached
+    code = sem.layout(net).prefix_indices(sem.coordinates(net, last))[-1]
+    bad = np.array(net.params["readout"])
+    bad[code] = 1 - bad[code]
+    wrong = net.with_params(readout=bad)
+    fast = explore_product(wrong, a)
+    slow = explore_product(wrong, a, fast_paths=False)
+    assert fast.status == slow.status == "mismatch" and fast.word == slow.word
+    assert len(fast.word) == 6  # at_least_6: the last state is reached by a^6
+
+
+@settings(deadline=None, max_examples=30)
+@given(n=st.integers(2, 7), k=st.integers(1, 3), seed=st.integers(0, 10**6))
+def test_all_level_actions_from_one_walk(n: int, k: int, seed: int) -> None:
+    # Holonomy.level_actions (one chain walk) against level_action asked level
+    # by level (the definition), on every valid code of random automata.
+    rng = np.random.default_rng(seed)
+    h = decompose([list(rng.integers(0, n, n)) for _ in range(k)])
+    for x in range(n):
+        for code in h.all_codes(x)[:20]:
+            for s in range(k):
+                whole = h.level_actions(s, code)
+                assert whole == [h.level_action(d, s, code[: d - 1])
+                                 for d in range(1, h.n_levels + 1)]
+                assert h.decode(tuple(a.apply(c) for a, c in zip(whole, code))) == \
+                    h.generators[s][x]
+
+
+# ------------------------------------------------------ limits: typed errors
+def test_reached_budget_is_a_typed_error(monkeypatch) -> None:
+    from fsmnet.constructions import minmax_explore
+    from fsmnet.constructions.minmax_explore import CascadeTooLarge
+
+    monkeypatch.setattr(minmax_explore, "MAX_STEPS", 10)
+    with pytest.raises(CascadeTooLarge, match="more than 5 "):
+        fsmnet.compile(threshold(20), "minmax-scalar")
+
+
+def test_orbit_limit_is_a_typed_error_for_both_archs(monkeypatch) -> None:
+    from fsmnet.algebra.holonomy import skeleton
+    from fsmnet.errors import FsmnetError
+
+    monkeypatch.setattr(skeleton, "ORBIT_LIMIT", 10)
+    a = contains(fibonacci_word(30))
+    for arch in ("minmax-scalar", "minmax-cascade"):
+        with pytest.raises(FsmnetError, match="image sets|aperiodicity not decided"):
+            fsmnet.compile(a, arch)
+
+
+# ------------------------------------------------------------ 200 states
+LARGE = [
+    lambda: threshold(199),
+    lambda: suffix_run(199),
+    lambda: contains(fibonacci_word(199)),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("make", LARGE, ids=range(len(LARGE)))
+def test_200_state_aperiodic_automata(make, tmp_path) -> None:
+    a = make()
+    assert a.n_states == 200
+    net = fsmnet.compile(a, "minmax-scalar")
+    assert net.options["levels"] == 199
+    agrees(net, a, seed=7, length=1000)
+    proved_and_checked(a, net, tmp_path)
