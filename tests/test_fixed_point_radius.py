@@ -75,12 +75,14 @@ def test_greedy_chain_has_positive_nested_minors() -> None:
 def test_large_hidden_size_is_refused_quickly() -> None:
     # A_5 by generators has 60 states: the dense exact radius proof would take hours,
     # and its two 3-dimensional components have the irrational characters
-    # (1 ± √5)/2, which the exact block decomposition does not handle.
+    # (1 ± √5)/2, which the exact block decomposition does not handle either.
     a = load("alternating:5,gens").minimal()
     start = time.process_time()
     with pytest.raises(NotExpressible, match="hidden size 60"):
         compile_automaton(a, "fixed-point")
     assert time.process_time() - start < 5
+    with pytest.raises(NotExpressible, match="integral"):
+        fpb.compile_fixed_point_blocks(a)
 
 
 # ---------------------------------------------------------------- radius tuning
@@ -302,7 +304,9 @@ def test_exact_block_network_realizes_s_r_s_inverse() -> None:
 def test_s5_by_generators_compiles_with_exact_blocks() -> None:
     # before: refused (H = 120 > 32); now every block's radius is proved exactly
     a = load("symmetric:5,gens").minimal()
-    net = compile_automaton(a, "fixed-point")
+    with pytest.raises(NotExpressible, match="hidden size 120"):  # the default stays fast
+        compile_automaton(a, "fixed-point")
+    net = fpb.compile_fixed_point_blocks(a)
     assert net.options["construction"] == "tuned exact blocks"
     for sym in range(a.n_symbols):
         m = FIXED_POINT.iteration_matrix(net, sym, exact=True)

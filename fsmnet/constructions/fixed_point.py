@@ -25,7 +25,8 @@ each block, add unit channels where a block cannot converge alone), which
 brings S3 and A4 below 0.9; the random search remains the fallback.  Above
 32 coordinates the dense exact proof is too slow, and
 :mod:`fsmnet.constructions.fixed_point_blocks` builds an *exactly*
-block-diagonal encoding instead (S5 by generators: H = 149, proved per block).
+block-diagonal encoding instead, on request (``compile_fixed_point_blocks``; S5
+by generators: H = 149, proved per block).
 """
 
 from __future__ import annotations
@@ -285,17 +286,15 @@ def compile_fixed_point(automaton: Automaton, *, seed: int = 0, attempts: int = 
                              f"sign channel det(Λ A⁻¹) < 0 for every Λ in (0,1)^H, so the "
                              f"iteration cannot converge (ρ ≥ 1)")
     size = n + int(extra)
-    if size > _PROOF_LIMIT:  # exact proofs only block by block (fixed_point_blocks)
-        from fsmnet.constructions.fixed_point_blocks import compile_exact_blocks
-
-        reps = [_signed(p, sg if extra else None) for p, sg in zip(perms, signs)]
-        net = compile_exact_blocks(automaton, reps, extra, seed)
-        if net is not None:
-            return net
+    if size > _PROOF_LIMIT:
+        # Refused at once: callers such as `fsmnet expressivity` try every class and
+        # must stay fast.  The exactly block-diagonal encoding is proved per block,
+        # but costs about a minute to build and two to verify at 120 states.
         raise NotExpressible(f"fixed-point: hidden size {size} is above {_PROOF_LIMIT}, where "
-                             f"the exact Schur-Cohn proof of the radius takes hours, and no "
-                             f"exactly block-diagonal encoding was found (it needs an "
-                             f"integral character for every component)")
+                             f"the exact Schur-Cohn proof of the radius takes hours; "
+                             f"fsmnet.constructions.fixed_point_blocks."
+                             f"compile_fixed_point_blocks builds an exactly block-diagonal "
+                             f"encoding instead (about a minute at 120 states)")
     reps = []
     for p, sg in zip(perms, signs):
         r = np.zeros((size, size), dtype=np.int64)

@@ -288,6 +288,31 @@ def _exact_block(mats: list[np.ndarray], s_f: np.ndarray, lam0: np.ndarray
 
 
 # ------------------------------------------------------------------ the network
+def compile_fixed_point_blocks(automaton: Automaton, *, seed: int = 0) -> Network:
+    """Fixed-point network of a permutation automaton with an exactly block-diagonal
+    tuned encoding, at any hidden size (the group must have at most ``GROUP_LIMIT``
+    elements and integral characters).
+
+    Raises
+    ------
+    NotExpressible
+        For a non-permutation letter, or when no such encoding is found.
+    """
+    from fsmnet.constructions.fixed_point import _permutations, _signed
+    from fsmnet.errors import NotExpressible
+
+    perms = _permutations(automaton)
+    signs = [1 if round(np.linalg.det(p)) > 0 else -1 for p in perms]
+    extra = any(s < 0 for s in signs)
+    reps = [_signed(p, s if extra else None) for p, s in zip(perms, signs)]
+    net = compile_exact_blocks(automaton, reps, extra, seed)
+    if net is None:
+        raise NotExpressible("fixed-point: no exactly block-diagonal encoding was found (a "
+                             f"group above {GROUP_LIMIT} elements, a character that is not "
+                             "integral, or a component that no option tunes below 1)")
+    return net
+
+
 def compile_exact_blocks(automaton: Automaton, reps: list[np.ndarray], extra: bool,
                          seed: int) -> Network | None:
     """The fixed-point network of an exactly block-diagonal tuned encoding, or None."""
