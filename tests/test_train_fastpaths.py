@@ -147,12 +147,16 @@ def test_rescale_period_follows_the_growth_bound():
     assert fused._period(torch.tensor([[[[1.0, 0.0], [4.0, 0.0]]]]))[1] == 5.0
 
 
+@pytest.mark.parametrize("shape", [(5, 70), (64, 6)])
 @pytest.mark.parametrize("arch", ["bilinear-full", "bilinear-cp", "deltaproduct",
-                                  "fixed-point", "bilinear-block"])
-def test_module_forward_equals_the_argmax_of_the_loop_logits(arch):
+                                  "fixed-point", "bilinear-block", "bilinear-r2",
+                                  "bilinear-real-diag", "bilinear-positive-diag"])
+def test_module_forward_equals_the_argmax_of_the_loop_logits(arch, shape):
+    # (64, 6): the diagonal forward reads out distinct count vectors (few of them);
+    # (5, 70): it takes the log-space scan (nearly every prefix distinct).
     torch.manual_seed(3)
     module = convert.build(arch, 3, 3, 8)
-    words = torch.randint(0, 3, (5, 70), generator=torch.Generator().manual_seed(3))
+    words = torch.randint(0, 3, shape, generator=torch.Generator().manual_seed(3))
     with torch.no_grad():
         want = module.logits(words, fast=False).argmax(dim=-1)
     assert torch.equal(module(words), want)

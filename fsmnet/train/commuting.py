@@ -50,8 +50,7 @@ def distinct_counts(words: Tensor, n_symbols: int, dedupe: bool | None = None
     words = words.to(torch.int64)
     base = length + 1
     if dedupe is None:
-        dedupe = (torch.is_grad_enabled()
-                  or 2 * _distinct_bound(batch, length, n_symbols) <= batch * base)
+        dedupe = torch.is_grad_enabled() or dedupe_pays(batch, length, n_symbols)
     if dedupe and n_symbols * base.bit_length() <= 62:
         # Exact integer key Σ_s c_s·base^s (counts are < base), summed along the word
         # straight from the symbols; a 1-D unique is far cheaper than one over rows.
@@ -68,6 +67,11 @@ def distinct_counts(words: Tensor, n_symbols: int, dedupe: bool | None = None
         return flat, torch.arange(flat.shape[0], device=words.device).view(batch, base)
     distinct, inverse = torch.unique(flat, dim=0, return_inverse=True)
     return distinct, inverse.view(batch, base)
+
+
+def dedupe_pays(batch: int, length: int, n_symbols: int) -> bool:
+    """At most half of the B·(T + 1) prefixes can have distinct count vectors."""
+    return 2 * _distinct_bound(batch, length, n_symbols) <= batch * (length + 1)
 
 
 def _distinct_bound(batch: int, length: int, n_symbols: int) -> int:

@@ -102,15 +102,17 @@ class LinearRNN(nn.Module):
 
     def logits(self, words: Tensor, fast: bool = True) -> Tensor:
         """Per-position logits (B, T + 1, C)."""
-        if fast and self.diagonal:
+        if fast and self.diagonal and (torch.is_grad_enabled() or commuting.dedupe_pays(
+                words.shape[0], words.shape[1], self.n_symbols)):
             # Equal symbol counts give equal states (diagonals commute): read out each
-            # distinct count vector once, then gather (fsmnet.train.commuting).
+            # distinct count vector once, then gather (fsmnet.train.commuting).  Without
+            # gradients and with few repeats the log-space scan below is cheaper.
             counts, inverse = commuting.distinct_counts(words, self.n_symbols)
             log_mod, phase = self.log_phase()
             scores = commuting.count_states(log_mod, phase, counts, self.h0, self.complex_pairs,
                                             self.readout)
-            return scores[inverse]
-        if fast:
+            return scores.index_select(0, inverse.view(-1)).view(*inverse.shape, -1)
+        if fast and not self.diagonal:
             # (h/‖h‖)·Rᵀ = (h·Rᵀ)/‖h‖: divide the C scores, not the H channels (one pass
             # over the states fewer each way).
             h = scan.dense_auto(self.matrices(), words.to(torch.int64), self.h0)
