@@ -162,20 +162,12 @@ def _generator_pairs(rows: list[list[int]], n: int) -> list[tuple[int, int]]:
 
 def _principals(rows: list[list[int]], n: int, budget: _Budget
                 ) -> dict[Partition, tuple[int, int]]:
+    """Each distinct principal congruence (the universal one included), with a pair
+    generating it."""
     principal: dict[Partition, tuple[int, int]] = {}
     for p, q in _generator_pairs(rows, n):
         principal.setdefault(_closure(rows, list(range(n)), [(p, q)], budget), (p, q))
     return principal
-
-
-def principal_congruences(delta: np.ndarray, *, max_steps: int = 4_000_000
-                          ) -> dict[Partition, tuple[int, int]] | None:
-    """Each distinct principal congruence θ(p, q) (identity excluded), with one pair
-    generating it; None when the step budget runs out."""
-    try:
-        return _principals(essential_letters(delta), delta.shape[1], _Budget(max_steps))
-    except _OutOfSteps:
-        return None
 
 
 def congruences(delta: np.ndarray, limit: int, *, max_steps: int = 4_000_000
