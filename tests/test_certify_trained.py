@@ -137,7 +137,7 @@ def test_cli_train_certify_float32_check_end_to_end(tmp_path, capsys) -> None:
 # ---------------------------------------------------------------- the subjects
 
 def test_trained_minmax_flipflop_is_proved(tmp_path) -> None:
-    net = _trained("flipflop", "minmax-dense")
+    net = _fixture("flipflop_minmax_dense")
     path = tmp_path / "c.json"
     result = fsmnet.certify("flipflop", net, certificate=str(path))
     assert result.verdict == "proved" and result.proved_length is None
@@ -272,8 +272,9 @@ def _model_numbers(model: dict) -> list[tuple[str, list, int]]:
 @pytest.fixture(scope="module")
 def trained_certs(tmp_path_factory: pytest.TempPathFactory) -> dict:
     out = {}
-    for spec, arch, hidden in [(LAST, "deltanet", 2), ("flipflop", "minmax-dense", 4)]:
-        net = _trained(spec, arch, hidden)
+    for spec, arch, name in [(LAST, "deltanet", "last_deltanet"),
+                             ("flipflop", "minmax-dense", "flipflop_minmax_dense")]:
+        net = _fixture(name)
         d = tmp_path_factory.mktemp(arch)
         file, path = d / "net.safetensors", d / "c.json"
         net.save(file)
@@ -366,7 +367,7 @@ def test_extraction_feeds_a_confirmed_counterexample_back_to_lstar() -> None:
 
 def test_extraction_certifies_a_trained_network_without_a_spec(tmp_path) -> None:
     pytest.importorskip("aalpy")
-    net = _trained(LAST, "deltanet", 2)
+    net = _fixture("last_deltanet")
     path = tmp_path / "c.json"
     result = fsmnet.certify(None, net, float32=True, certificate=str(path))
     assert result.verdict == "proved" and result.details["learned"].startswith("2 states")
