@@ -204,3 +204,23 @@ def test_200_state_aperiodic_automata(make, tmp_path) -> None:
     assert net.options["levels"] == 199
     agrees(net, a, seed=7, length=1000)
     proved_and_checked(a, net, tmp_path)
+
+
+@pytest.mark.slow
+def test_100k_image_sets_decompose_and_the_cascade_limit_is_typed(monkeypatch) -> None:
+    # random:n=45,k=2,seed=1 (38 states once minimal) has 86,734 image sets
+    # (counted by the orbit BFS; docs/performance.md).  The decomposition is
+    # exact (every state and letter lifted, checked against the table), but
+    # its cascade reaches more codes than the construction's budget: it must
+    # say so with a typed error, not run out of memory.
+    from fsmnet.algebra.holonomy import check_emulation
+    from fsmnet.constructions import minmax_explore
+    from fsmnet.constructions.minmax_explore import CascadeTooLarge
+
+    a = load("random:n=45,k=2,seed=1").minimal()
+    h = decompose(a)
+    assert 80_000 < h.skeleton.n_orbit <= 100_000
+    assert check_emulation(h).passed
+    monkeypatch.setattr(minmax_explore, "MAX_STEPS", 20_000)  # keep the test short
+    with pytest.raises(CascadeTooLarge, match="budget"):
+        fsmnet.compile(a, "minmax-cascade")

@@ -32,9 +32,9 @@ Action = tuple[str, Any]
 
 __all__ = ["Action", "CascadeTooLarge", "Tabulated", "explore", "prefix_codes"]
 
-MAX_STEPS = 400_000
+MAX_STEPS = 200_000
 """Most lifted steps (reached pairs × letters) the exploration takes before it gives
-up: a few minutes at 70 levels on 2 shared cores (docs/performance.md)."""
+up: about a minute at 70-130 levels on 2 shared cores (docs/performance.md)."""
 
 
 class CascadeTooLarge(DecompositionTooLarge):
