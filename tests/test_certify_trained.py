@@ -190,8 +190,20 @@ def test_trained_minmax_tomita1_is_proved_for_float32(tmp_path) -> None:
     path = tmp_path / "c.json"
     result = fsmnet.certify(TOMITA1, net, float32=True, certificate=str(path))
     assert (result.verdict, result.domain) == ("proved", "minmax-box")
-    assert check_certificate(json.loads(path.read_text())).startswith("valid")
+    cert = json.loads(path.read_text())
+    assert cert["rounding"] == "float32-select"
+    assert check_certificate(cert).startswith("valid")
     assert exhaustive_agree(net, TOMITA1, 10)  # independent: all words to length 10
+    # The float32 claim is the checker's too: a model number that is not a float32
+    # value (here x0[0] + 2^-40, a double) makes it refuse, box invariant or not.
+    bad = copy.deepcopy(cert)
+    bad["network"]["model"]["x0"][0] = str(Fraction(bad["network"]["model"]["x0"][0])
+                                          + Fraction(1, 2**40))
+    with pytest.raises(CertificateError, match="float32"):
+        check_certificate(bad)
+    exact = copy.deepcopy(cert)
+    exact["rounding"] = "exact"  # the same sets as an exact claim still pass
+    assert check_certificate(exact).startswith("valid")
 
 
 def test_trained_tomita4_is_refuted() -> None:

@@ -10,7 +10,9 @@ values mixes them.
 ``--float32``: rounding to float32 is monotone, so it commutes with max and
 min; when every weight of the file is already a float32 value (as a trained
 module's are), a float32 run is the exact run and the exact certificate covers
-it.  Otherwise no certificate is claimed for float32.
+it.  Such a certificate has the rounding model ``float32-select``, and the
+checker re-verifies that every model number is a float32 value.  Otherwise no
+certificate is claimed for float32.
 """
 
 from __future__ import annotations
@@ -73,7 +75,7 @@ class MinMaxBoxes:
             if any(c != r and not (low > high[c] if c < r else low >= high[c])
                    for c in range(len(high))):
                 return None, f"an exact state of automaton state {q} is read out wrongly"
-        return {"domain": self.name, "rounding": "exact", **_note(float32),
+        return {"domain": self.name, "rounding": _rounding(float32),
                 "initial_box": 0, "successors": succ,
                 "boxes": [{"state": q, "lo": _strings(x), "hi": _strings(x)}
                           for x, q in points]}, f"{len(points)} point boxes closed"
@@ -118,7 +120,7 @@ class MinMaxBoxes:
                 return None, f"the box of state {q} mixes labels (the hull is too coarse)"
         ids = sorted(boxes)
         pos = {q: i for i, q in enumerate(ids)}
-        return {"domain": self.name, "rounding": "exact", **_note(float32),
+        return {"domain": self.name, "rounding": _rounding(float32),
                 "initial_box": pos[automaton.initial],
                 "successors": [[pos[int(automaton.delta[a, q])]
                                 for a in range(automaton.n_symbols)] for q in ids],
@@ -126,9 +128,10 @@ class MinMaxBoxes:
                           for q in ids]}, f"{len(boxes)} boxes closed"
 
 
-def _note(float32: bool) -> dict[str, str]:
-    return {"float32": "every model number is a float32 value, so a float32 run selects the "
-                       "same values (checked by certify, not by fsmnet check)"} if float32 else {}
+def _rounding(float32: bool) -> str:
+    # float32-select: the checker verifies that every model number is a float32 value,
+    # which makes a float32 run of the max-min step the exact run.
+    return "float32-select" if float32 else "exact"
 
 
 def _float32_values(arr: np.ndarray) -> bool:

@@ -21,6 +21,12 @@ Domains (``cert["domain"]``):
   right score beats the highest rival score (strictly for a rival listed
   before the right label, as argmax takes the first maximum).
 
+Rounding model ``float32-select`` (minmax-box only): every number of the
+model (R, s, readout, x0) is checked here to be exactly a float32 value.  A
+max-min step and readout only select and compare among those numbers, so a
+float32 run computes exactly what the exact run computes and the exact claim
+covers it (any evaluation order: max and min need no rounding).
+
 Rounding model ``float32-step`` (chart-box only): the claim also covers
 h_t = fl(fl(A h_{t-1}) / max_i |fl(A h_{t-1})_i|) with the float32 matrices
 ``model32`` (checked here to be the float32 roundings of the exact model),
@@ -53,6 +59,14 @@ def _gamma(n: int) -> Fraction:
 def _round32(x: Fraction) -> Fraction:
     """Round to the nearest float32 (x is a double in the models this is used on)."""
     return Fraction(struct.unpack("f", struct.pack("f", float(x)))[0])
+
+
+def _is_float32(x: Fraction) -> bool:
+    """x is exactly a finite float32 value (float(x) rounds, so equality is the test)."""
+    try:
+        return _round32(x) == x
+    except (OverflowError, struct.error):
+        return False
 
 
 def _lin_min(c: list[Fraction], lo: list[Fraction], hi: list[Fraction]) -> Fraction:
@@ -232,10 +246,19 @@ def _maxmin_apply(big_r: list[list[Fraction]], s: list[Fraction], x: list[Fracti
 def _check_minmax(cert: dict[str, Any]) -> str:
     delta, outputs, q0, _ = _automaton_table(cert["automaton"])
     model, labels = cert["network"]["model"], cert["network"]["labels"]
-    if model.get("type") != "minmax-dense" or cert["rounding"] != "exact":
-        raise CertificateError("minmax boxes are for exact minmax-dense models")
+    if model.get("type") != "minmax-dense" or cert["rounding"] not in ("exact",
+                                                                        "float32-select"):
+        raise CertificateError("minmax boxes are for minmax-dense models, rounding 'exact' "
+                               "or 'float32-select'")
     big_r, s = [_mat(m) for m in model["R"]], [_vec(v) for v in model["s"]]
     readout, x0 = _mat(model["readout"]), _vec(model["x0"])
+    if cert["rounding"] == "float32-select":
+        numbers = [x for m in (*big_r, readout) for row in m for x in row]
+        numbers += [x for v in (*s, x0) for x in v]
+        bad = next((x for x in numbers if not _is_float32(x)), None)
+        if bad is not None:
+            raise CertificateError(f"float32-select: the model number {bad} is not a float32 "
+                                   "value, so a float32 run is another network")
     if len(big_r) != len(delta) or len(s) != len(delta) or len(readout) != len(labels):
         raise CertificateError("model and automaton sizes differ")
     boxes, succ, i0 = _boxes(cert, delta, len(outputs), q0, len(x0))
@@ -254,7 +277,7 @@ def _check_minmax(cert: dict[str, Any]) -> str:
             high = max(min(w, v) for w, v in zip(row, hi))
             if c != r and not (low > high if c < r else low >= high):
                 raise CertificateError(f"state {q}: label {labels[c]!r} may win")
-    return f"valid: minmax-box invariant over {len(boxes)} states"
+    return (f"valid: minmax-box invariant ({cert['rounding']}) over {len(boxes)} states")
 
 
 def _linear_models(cert: dict[str, Any]) -> tuple[list[list[list[Fraction]]],
