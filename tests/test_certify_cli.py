@@ -90,3 +90,13 @@ def test_extraction_learns_the_automaton_and_proves() -> None:
     result = fsmnet.certify(None, net)
     assert result.verdict == "proved"
     assert result.details["learned"].startswith("3 states")
+
+
+def test_cli_extraction_prints_what_l_star_learned(nets, capsys) -> None:
+    pytest.importorskip("aalpy")
+    # no SPEC: the text report names the learned machine and every L* round
+    assert main(["certify", nets["good"]]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("proved")
+    assert "learned: 3 states" in out  # ENDS_AB's minimal automaton has 3 states
+    assert "L* round 1: 3 states: proved" in out

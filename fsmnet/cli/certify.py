@@ -53,9 +53,11 @@ def handle(args: argparse.Namespace) -> int:
               f"{result.seconds:.2f} s)")
         if result.counterexample is not None:
             print_counterexample(result.counterexample)
-        for key in ("invariant", "bounded", "note", "certificate_error"):
+        for key in ("learned", "invariant", "bounded", "note", "certificate_error"):
             if key in result.details:
                 print(f"{key}: {result.details[key]}")
+        for i, line in enumerate(result.details.get("rounds", []), start=1):
+            print(f"L* round {i}: {line}")  # what each hypothesis was, what refuted it
         if "certificate" in result.details:
             print(f"certificate written to {result.details['certificate']}")
     return {"proved": 0, "refuted": 1}.get(result.verdict, 3)
