@@ -224,3 +224,17 @@ def test_100k_image_sets_decompose_and_the_cascade_limit_is_typed(monkeypatch) -
     monkeypatch.setattr(minmax_explore, "MAX_STEPS", 20_000)  # keep the test short
     with pytest.raises(CascadeTooLarge, match="budget"):
         fsmnet.compile(a, "minmax-cascade")
+
+
+@settings(deadline=None, max_examples=60)
+@given(n=st.integers(1, 150), seed=st.integers(0, 10**6))
+def test_byte_table_images_equal_member_images(n: int, seed: int) -> None:
+    # The orbit's byte-table image (n > 32) against the loop over members.
+    from fsmnet.algebra.holonomy.skeleton import _byte_tables, _table_image, image_mask
+
+    rng = np.random.default_rng(seed)
+    t = tuple(int(x) for x in rng.integers(0, n, n))
+    tables = _byte_tables(n, t)
+    for _ in range(20):
+        mask = int.from_bytes(rng.bytes((n + 7) // 8), "little") & ((1 << n) - 1)
+        assert _table_image(mask, tables) == image_mask(mask, t)
