@@ -102,7 +102,7 @@ MEDIUM = [
     lambda: suffix_run(60),
     lambda: contains(fibonacci_word(70)),
     lambda: contains_both(fibonacci_word(9), "bbab"),
-    lambda: reset_cascade([3, 3, 4, 4], 4, 1, classes=10**6),
+    lambda: reset_cascade([3, 4, 6], 4, 7, classes=10**6),
     lambda: tomita_product([1, 2, 4, 7]),
 ]
 
@@ -215,6 +215,18 @@ def test_200_state_aperiodic_automata(make, tmp_path) -> None:
     net = fsmnet.compile(a, "minmax-scalar")
     assert net.options["levels"] == 199
     agrees(net, a, seed=7, length=1000)
+    proved_and_checked(a, net, tmp_path)
+
+
+@pytest.mark.slow
+def test_reset_cascade_with_thousands_of_codes(tmp_path) -> None:
+    # 65 states, 19 levels, 2,550 reached codes: the proof and its check
+    # visit every (codes, state) pair (about 8 s in all).
+    a = reset_cascade([3, 3, 4, 4], 4, 1, classes=10**6)
+    assert a.n_states == 65
+    net = fsmnet.compile(a, "minmax-scalar")
+    assert net.options["reachable_coordinates"] == 2550
+    agrees(net, a, seed=3, length=500)
     proved_and_checked(a, net, tmp_path)
 
 
