@@ -155,8 +155,12 @@ def test_fast_product_model_finds_the_same_counterexample() -> None:
 def test_all_level_actions_from_one_walk(n: int, k: int, seed: int) -> None:
     # Holonomy.level_actions (one chain walk) against level_action asked level
     # by level (the definition), on every valid code of random automata.
+    from fsmnet.algebra.holonomy.chains import count_chains
+
     rng = np.random.default_rng(seed)
     h = decompose([list(rng.integers(0, n, n)) for _ in range(k)])
+    # The chain count by dynamic programming against listing every code.
+    assert count_chains(h) == sum(len(h.all_codes(x)) for x in range(n))
     for x in range(n):
         for code in h.all_codes(x)[:20]:
             for s in range(k):
@@ -185,7 +189,7 @@ def test_sequences_with_four_tracks_stop_with_a_typed_error() -> None:
 
     with pytest.raises(CascadeTooLarge, match="budget") as info:
         fsmnet.compile(load("sequences:2,tracks=4"), "minmax-scalar")
-    assert "81-state" in str(info.value)
+    assert "81-state" in str(info.value) and "tile chains" in str(info.value)
 
 
 def test_orbit_limit_is_a_typed_error_for_both_archs(monkeypatch) -> None:

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from fsmnet.automata import Automaton
-from fsmnet.constructions.minmax_explore import Action, explore, prefix_codes
+from fsmnet.constructions.minmax_explore import Action, CascadeTooLarge, explore, prefix_codes
 from fsmnet.constructions.minmax_witness import (  # noqa: F401  (re-exported)
     NotAperiodic,
     PeriodicWitness,
@@ -139,7 +139,14 @@ def cascade_network(spec: CascadeSpec, automaton: Automaton, *, arch: str = "min
         spec = CascadeSpec(sizes=(1,), initial=(0,), action=lambda lv, a, c: ("const", 0),
                            decode=lambda c: inner.decode(()))
     n_sym = automaton.n_symbols
-    tab = explore(sizes, tuple(initial), spec.lift_function(), spec.decode, automaton)
+    try:
+        tab = explore(sizes, tuple(initial), spec.lift_function(), spec.decode, automaton)
+    except CascadeTooLarge as exc:
+        chains = spec.facts.get("tile_chains")
+        if chains is None:
+            raise
+        raise CascadeTooLarge(f"{exc} (the decomposition has {chains:,} tile chains, "
+                              f"an upper bound on the codes it can reach)") from None
     index, rows, links = prefix_codes(sizes, tab, n_sym, prefix_index)
     domains = rows[:-1]
     kinds = [SCALAR_KIND if all(act[0] == "const" or _is_identity(act)

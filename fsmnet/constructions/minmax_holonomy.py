@@ -14,6 +14,7 @@ from fsmnet.constructions.minmax_cascade import CascadeSpec
 def holonomy_spec(automaton: Automaton) -> CascadeSpec:
     """The holonomy cascade of ``automaton``'s semiautomaton, started at encode(q0)."""
     from fsmnet.algebra.holonomy import decompose
+    from fsmnet.algebra.holonomy.chains import count_chains
 
     assert automaton.initial is not None
     hol = decompose(automaton)
@@ -36,5 +37,6 @@ def holonomy_spec(automaton: Automaton) -> CascadeSpec:
                     "group_order": None if c.group is None else int(c.group.order())}
                    for c in level.components] for level in hol.levels]
     return CascadeSpec(sizes=sizes, initial=tuple(int(c) for c in hol.encode(automaton.initial)),
-                       action=action, decode=decode, facts={"holonomy_components": components},
+                       action=action, decode=decode, facts={"holonomy_components": components,
+                              "tile_chains": count_chains(hol)},
                        lift=lift)

@@ -33,7 +33,7 @@ from fsmnet.errors import SpecError
 if TYPE_CHECKING:
     from fsmnet.algebra.holonomy.cascade import Holonomy, LevelAction
 
-__all__ = ["ChainWalker"]
+__all__ = ["ChainWalker", "count_chains"]
 
 
 class ChainWalker:
@@ -209,3 +209,15 @@ class ChainWalker:
     def lift(self, s: int, coords: Sequence[int]) -> tuple[int, ...]:
         """The image of a coordinate tuple under letter ``s``."""
         return tuple(act.apply(c) for act, c in zip(self.actions(s, coords), coords))
+
+
+def count_chains(hol: Holonomy) -> int:
+    """The number of tile chains from X down to a singleton: the number of valid
+    codes of all states together (``sum(len(hol.all_codes(x)))``), by dynamic
+    programming over the tiles instead of listing them.  A cascade started on
+    a valid code reaches at most this many coordinate tuples."""
+    sk = hol.skeleton
+    count: dict[int, int] = {}
+    for i in sorted(range(len(sk.sets)), key=lambda j: sk.sets[j].bit_count()):
+        count[i] = 1 if sk.sets[i].bit_count() <= 1 else sum(count[t] for t in sk.tiles[i])
+    return count[0]
