@@ -146,8 +146,10 @@ class ChainWalker:
         return out
 
     def complete(self, images: Sequence[int]) -> list[int]:
-        """A tile chain from X through every set of a decreasing list (see
-        ``Holonomy._complete``): always the first tile containing the next set."""
+        """A tile chain from X through every set of a decreasing list (a dominating
+        chain): between consecutive sets it always takes the first tile containing
+        the next set, so each step depends only on the two sets; that is what makes
+        the action at a level a function of the levels above."""
         cur = 0
         out = [0]
         for q in images:
