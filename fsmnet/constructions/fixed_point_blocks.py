@@ -235,9 +235,12 @@ OPTIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
 
 
 def tune_type(mats: list[np.ndarray], count: int, seed: int) -> BlockType | None:
-    """The first option of ``OPTIONS`` whose block is tuned below 1 and proved exactly."""
-    from fsmnet.constructions.fixed_point_tuning import _hopeless, tune_block
+    """The option of ``OPTIONS`` with the smallest tuned radius (the first one below
+    ``_TARGET`` ends the search) whose block is then proved exactly."""
+    from fsmnet.constructions.fixed_point_tuning import _TARGET, _hopeless, tune_block
 
+    found: list[tuple[float, int, tuple[str, ...], list[np.ndarray], np.ndarray,
+                      np.ndarray]] = []
     for copies, channels in OPTIONS:
         if count % copies:
             continue
@@ -247,9 +250,13 @@ def tune_type(mats: list[np.ndarray], count: int, seed: int) -> BlockType | None
             continue
         radius, s_f, lam = tune_block([np.linalg.inv(m).T for m in floats], seed)
         if radius < 1 - 1e-3:
-            found = _exact_block(big, s_f, lam)
-            if found is not None:
-                return BlockType(copies, channels, big, *found)
+            found.append((radius, copies, channels, big, s_f, lam))
+            if radius < _TARGET:
+                break
+    for _, copies, channels, big, s_f, lam in sorted(found, key=lambda f: f[0]):
+        exact = _exact_block(big, s_f, lam)
+        if exact is not None:
+            return BlockType(copies, channels, big, *exact)
     return None
 
 
