@@ -172,13 +172,17 @@ def test_all_level_actions_from_one_walk(n: int, k: int, seed: int) -> None:
 
 
 # ------------------------------------------------------ limits: typed errors
-def test_reached_budget_is_a_typed_error(monkeypatch) -> None:
-    from fsmnet.constructions import minmax_explore
+def test_reached_budget_is_a_typed_error() -> None:
     from fsmnet.constructions.minmax_explore import CascadeTooLarge
+    from fsmnet.errors import SpecError
 
-    monkeypatch.setattr(minmax_explore, "MAX_STEPS", 10)
-    with pytest.raises(CascadeTooLarge, match="more than 5 "):
-        fsmnet.compile(threshold(20), "minmax-scalar")
+    for arch in ("minmax-scalar", "minmax-cascade"):
+        with pytest.raises(CascadeTooLarge, match="more than 5 "):
+            fsmnet.compile(threshold(20), arch, max_steps=10)
+    net = fsmnet.compile(threshold(20), "minmax-scalar", max_steps=42)  # 21 pairs x 2 letters
+    assert net.options["compile_options"] == {"max_steps": 42}
+    with pytest.raises(SpecError, match="max_steps"):
+        fsmnet.compile(threshold(3), "minmax-scalar", max_steps=0)
 
 
 def test_sequences_with_four_tracks_stop_with_a_typed_error() -> None:
@@ -235,23 +239,21 @@ def test_reset_cascade_with_thousands_of_codes(tmp_path) -> None:
 
 
 @pytest.mark.slow
-def test_100k_image_sets_decompose_and_the_cascade_limit_is_typed(monkeypatch) -> None:
+def test_100k_image_sets_decompose_and_the_cascade_limit_is_typed() -> None:
     # random:n=45,k=2,seed=1 (38 states once minimal) has 86,734 image sets
     # (counted by the orbit BFS; docs/performance.md).  The decomposition is
     # exact (every state and letter lifted, checked against the table), but
     # its cascade reaches more codes than the construction's budget: it must
     # say so with a typed error, not run out of memory.
     from fsmnet.algebra.holonomy import check_emulation
-    from fsmnet.constructions import minmax_explore
     from fsmnet.constructions.minmax_explore import CascadeTooLarge
 
     a = load("random:n=45,k=2,seed=1").minimal()
     h = decompose(a)
     assert 80_000 < h.skeleton.n_orbit <= 100_000
     assert check_emulation(h).passed
-    monkeypatch.setattr(minmax_explore, "MAX_STEPS", 20_000)  # keep the test short
     with pytest.raises(CascadeTooLarge, match="budget"):
-        fsmnet.compile(a, "minmax-cascade")
+        fsmnet.compile(a, "minmax-cascade", max_steps=20_000)  # keep the test short
 
 
 @settings(deadline=None, max_examples=60)

@@ -37,7 +37,13 @@ from typing import Any
 import numpy as np
 
 from fsmnet.automata import Automaton
-from fsmnet.constructions.minmax_explore import Action, CascadeTooLarge, explore, prefix_codes
+from fsmnet.constructions.minmax_explore import (
+    MAX_STEPS,
+    Action,
+    CascadeTooLarge,
+    explore,
+    prefix_codes,
+)
 from fsmnet.constructions.minmax_witness import (  # noqa: F401  (re-exported)
     NotAperiodic,
     PeriodicWitness,
@@ -113,7 +119,7 @@ def _is_identity(act: Action) -> bool:
 
 def cascade_network(spec: CascadeSpec, automaton: Automaton, *, arch: str = "minmax-cascade",
                     options: dict[str, Any] | None = None,
-                    prefix_index: bool | None = None) -> Network:
+                    prefix_index: bool | None = None, max_steps: int | None = None) -> Network:
     """Compile a coordinate cascade that emulates ``automaton`` into MinMax units.
 
     Parameters
@@ -130,6 +136,10 @@ def cascade_network(spec: CascadeSpec, automaton: Automaton, *, arch: str = "min
     prefix_index
         Index the controller tables by reached prefixes (file format 2), or by
         mixed-radix codes (format 1); by default mixed radix when it fits.
+    max_steps
+        Budget of lifted steps of the exploration (reached pairs × letters;
+        default :data:`fsmnet.constructions.minmax_explore.MAX_STEPS`), beyond
+        which :class:`~fsmnet.constructions.minmax_explore.CascadeTooLarge` is raised.
     """
     sizes = list(spec.sizes)
     initial = list(spec.initial)
@@ -140,7 +150,8 @@ def cascade_network(spec: CascadeSpec, automaton: Automaton, *, arch: str = "min
                            decode=lambda c: inner.decode(()))
     n_sym = automaton.n_symbols
     try:
-        tab = explore(sizes, tuple(initial), spec.lift_function(), spec.decode, automaton)
+        tab = explore(sizes, tuple(initial), spec.lift_function(), spec.decode, automaton,
+                      max_steps=max_steps)
     except CascadeTooLarge as exc:
         chains = spec.facts.get("tile_chains")
         if chains is None:
@@ -226,19 +237,25 @@ _QUICK_MONOID_LIMIT = 2_000
 """Elements of the short search that runs before the holonomy decomposition."""
 
 
-def compile_minmax_cascade(automaton: Automaton) -> Network:
+OPTION_MINIMUMS = {"max_steps": 1}
+
+
+def compile_minmax_cascade(automaton: Automaton, *, max_steps: int = MAX_STEPS) -> Network:
     """MinMax cascade from the holonomy decomposition of the (minimal) automaton.
 
     ``options`` reports levels, units, unit sizes and kinds, and the state size.
+    ``max_steps`` bounds the exploration of the cascade (reached pairs × letters).
     """
     from fsmnet.constructions.minmax_holonomy import holonomy_spec
 
     return cascade_network(holonomy_spec(automaton), automaton, arch="minmax-cascade",
-                           options={"construction": "holonomy"})
+                           options={"construction": "holonomy"}, max_steps=max_steps)
 
 
-def compile_minmax_scalar(automaton: Automaton) -> Network:
+def compile_minmax_scalar(automaton: Automaton, *, max_steps: int = MAX_STEPS) -> Network:
     """Cascade of scalar MinMax units; exists iff the minimal automaton is aperiodic.
+
+    ``max_steps`` bounds the exploration of the cascade (reached pairs × letters).
 
     Raises
     ------
@@ -273,7 +290,7 @@ def compile_minmax_scalar(automaton: Automaton) -> Network:
                 c["group_order"] is None for level in spec.facts["holonomy_components"]
                 for c in level)):
             return cascade_network(spec, automaton, arch="minmax-scalar",
-                                   options={"construction": "holonomy"})
+                                   options={"construction": "holonomy"}, max_steps=max_steps)
         try:
             witness = periodic_witness(automaton, limit=_MONOID_LIMIT)
         except NotExpressible:
@@ -293,4 +310,4 @@ def compile_minmax_scalar(automaton: Automaton) -> Network:
     # Non-trivial holonomy groups but no witness within the monoid limit:
     # cascade_network refuses the first level that permutes its points.
     return cascade_network(spec, automaton, arch="minmax-scalar",
-                           options={"construction": "holonomy"})
+                           options={"construction": "holonomy"}, max_steps=max_steps)

@@ -74,11 +74,13 @@ class Tabulated:
 
 def explore(sizes: Sequence[int], initial: tuple[int, ...],
             lift: Callable[[int, tuple[int, ...]], Sequence[Action]],
-            decode: Callable[[tuple[int, ...]], int], automaton: Automaton) -> Tabulated:
+            decode: Callable[[tuple[int, ...]], int], automaton: Automaton, *,
+            max_steps: int | None = None) -> Tabulated:
     """BFS of (coordinates, automaton state) pairs from (initial, q0).
 
     ``lift(symbol, coords)`` gives the action of ``symbol`` at every level
-    (each a function of the levels above only).
+    (each a function of the levels above only); ``max_steps`` (default
+    :data:`MAX_STEPS`) bounds the lifted steps, reached pairs × letters.
 
     Raises
     ------
@@ -89,6 +91,7 @@ def explore(sizes: Sequence[int], initial: tuple[int, ...],
         Beyond :data:`MAX_STEPS` lifted steps.
     """
     assert automaton.initial is not None
+    budget = MAX_STEPS if max_steps is None else max_steps
     n_levels = len(sizes)
     n_sym = automaton.n_symbols
     labels = automaton.output_ids
@@ -137,12 +140,13 @@ def explore(sizes: Sequence[int], initial: tuple[int, ...],
                    for (kind, arg), c in zip(acts, coords)]
             pair = (tuple(new), delta[sym][q])
             if pair not in seen:
-                if len(seen) * n_sym > MAX_STEPS:
+                if len(seen) * n_sym > budget:
                     raise CascadeTooLarge(
                         f"the holonomy cascade of this {automaton.n_states}-state automaton "
-                        f"reaches more than {MAX_STEPS // n_sym:,} (coordinates, state) pairs "
+                        f"reaches more than {budget // n_sym:,} (coordinates, state) pairs "
                         f"(one per tile chain in use) with {n_sym} letters, beyond the "
-                        f"construction's budget of {MAX_STEPS:,} steps; it stops here")
+                        f"construction's budget of {budget:,} steps (option max_steps); "
+                        f"it stops here")
                 seen.add(pair)
                 queue.append(pair)
     return Tabulated(actions=actions, parents=parents, coords=coords_of, reached=reached,
