@@ -354,3 +354,13 @@ def test_s5_by_generators_compiles_with_exact_blocks() -> None:
 def test_monic_schur_cohn_agrees_with_plain(low: list[Fraction]) -> None:
     coeffs = low + [Fraction(1)]  # monic, degree len(low)
     assert _schur_monic(coeffs) == schur_stable(coeffs)
+
+
+def test_tuned_network_compiles_and_verifies_by_cli(tmp_path, capsys) -> None:
+    from fsmnet.cli import main
+
+    path = str(tmp_path / "fp.safetensors")
+    assert main(["compile", "symmetric:3,gens", "--arch", "fixed-point", "-o", path]) == 0
+    assert "tuned conjugation" in capsys.readouterr().out
+    assert main(["verify", "symmetric:3,gens", path]) == 0  # exit 0 only when proved
+    assert "proved" in capsys.readouterr().out
