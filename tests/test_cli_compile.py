@@ -77,3 +77,17 @@ def test_help_lists_every_architecture(capsys):
     for arch in registered_ids():
         assert arch in text
     assert "examples:" in text and "not expressible" in text
+
+
+def test_long_options_are_shortened_in_the_text_summary(tmp_path, capsys):
+    # a 60-level cascade lists 60 unit sizes; the summary line stays readable and
+    # --json keeps the whole list (the network's own options are the reference)
+    out = tmp_path / "a.safetensors"
+    assert main(["compile", "atleast:59", "--arch", "minmax-cascade", "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert '"unit_sizes": "<' in text and "--json prints them whole" in text
+    assert max(len(line) for line in text.splitlines()) < 600
+    assert main(["compile", "atleast:59", "--arch", "minmax-cascade", "-o", str(out),
+                 "--json"]) == 0
+    whole = json.loads(capsys.readouterr().out)["options"]["unit_sizes"]
+    assert whole == list(load_network(str(out)).options["unit_sizes"])

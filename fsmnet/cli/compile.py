@@ -126,11 +126,24 @@ def _handle(args: argparse.Namespace) -> int:
     else:
         # With -o - the network itself is on stdout; the summary must not corrupt it.
         out = sys.stderr if to_stdout else sys.stdout
-        shown = {k: v for k, v in net.options.items() if k != "states"}
+        shown = {k: _brief(v) for k, v in net.options.items() if k != "states"}
         print(f"{args.output}: {net.arch} network for {net.name or args.spec}", file=out)
         print(f"  hidden size {net.hidden_size}, {net.n_params} parameters", file=out)
         print(f"  options {json.dumps(shown, ensure_ascii=False)}", file=out)
+        if any(shown[k] != v for k, v in net.options.items() if k in shown):
+            print("  (long options shortened; --json prints them whole)", file=out)
     return 0
+
+
+def _brief(value: Any, limit: int = 80) -> Any:
+    """A long option (a cascade's per-level lists run to kilobytes) as a short summary."""
+    if len(json.dumps(value, ensure_ascii=False)) <= limit:
+        return value
+    if isinstance(value, (list, tuple)):
+        return f"<{len(value)} items>"
+    if isinstance(value, dict):
+        return f"<{len(value)} entries>"
+    return f"{str(value)[:limit]}..."
 
 
 def register(subparsers: Any) -> None:

@@ -101,8 +101,11 @@ class CascadeLayout:
         # Units above unit u: every unit of a strictly smaller level, i.e. a prefix.
         self.above = [sum(1 for lv in self.levels if lv < level) for level in self.levels]
         self.links = None if not links else [np.asarray(x, dtype=np.int64) for x in links]
-        self.strides = mixed_radix_strides(self.sizes)
-        self.prefix_strides = [mixed_radix_strides(self.sizes[:a]) for a in self.above]
+        # Mixed-radix strides index only the layout without links; with links (one
+        # row per reached prefix) the product of ~100 level sizes would overflow int64.
+        radix = self.sizes if self.links is None else [1] * len(self.sizes)
+        self.strides = mixed_radix_strides(radix)
+        self.prefix_strides = [mixed_radix_strides(radix[:a]) for a in self.above]
         if self.links is None:
             self.domains = [int(np.prod(self.sizes[:a], dtype=np.int64)) for a in self.above]
             self.n_codes = int(np.prod(self.sizes, dtype=np.int64))
