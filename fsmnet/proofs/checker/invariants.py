@@ -56,6 +56,17 @@ def _gamma(n: int) -> Fraction:
     return n * U32 / (1 - n * U32)
 
 
+def readout_loss32(right: list[Fraction], rival: list[Fraction], scale: Fraction,
+                   dim: int) -> Fraction:
+    """What float32 evaluation can take off the margin (right − rival)·h, |h| ≤ scale.
+
+    Each of the two scores is a dot product of ``dim`` terms: γ_dim times the sum
+    of |weights| (any summation order), plus the underflow of every product.
+    """
+    tot = sum((abs(x) + abs(y) for x, y in zip(right, rival)), Fraction(0))
+    return scale * (_gamma(dim) * tot + 2 * dim * TINY)
+
+
 def _round32(x: Fraction) -> Fraction:
     """Round to the nearest float32 (x is a double in the models this is used on)."""
     return Fraction(struct.unpack("f", struct.pack("f", float(x)))[0])
@@ -226,9 +237,7 @@ def _check_chart(cert: dict[str, Any]) -> str:
             v = _lin_min([sum((d[i] * binv[i][j] for i in range(dim) if d[i]), Fraction(0))
                           for j in range(dim)], lo, hi)
             if f32:
-                tot = sum((abs(x) + abs(y) for x, y in zip(readout[r], readout[c])),
-                          Fraction(0))
-                v -= nq * (_gamma(dim) * tot + 2 * dim * TINY)
+                v -= readout_loss32(readout[r], readout[c], nq, dim)
             if v <= 0:
                 raise CertificateError(f"state {q}: label {labels[c]!r} is not beaten "
                                        "with a margin")
@@ -377,9 +386,7 @@ def _check_slice(cert: dict[str, Any]) -> str:
             diff = [x - y for x, y in zip(readout[r], readout[c_idx])]
             v = bound(diff, mu, lo, hi)
             if f32:
-                tot = sum((abs(x) + abs(y) for x, y in zip(readout[r], readout[c_idx])),
-                          Fraction(0))
-                v -= nq * (_gamma(dim) * tot + 2 * dim * TINY)
+                v -= readout_loss32(readout[r], readout[c_idx], nq, dim)
             if v <= 0:
                 raise CertificateError(f"box {i} (state {q}): label {labels[c_idx]!r} is not "
                                        "beaten with a margin")

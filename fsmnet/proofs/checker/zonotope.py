@@ -40,7 +40,7 @@ from fractions import Fraction
 from typing import Any
 
 from .core import CertificateError, _automaton_table, _mat, _same_label, _vec
-from .invariants import H0_ABS, TINY, U32, _gamma, _linear_models
+from .invariants import H0_ABS, TINY, U32, _gamma, _linear_models, readout_loss32
 
 
 def _dot(a: list[Fraction], b: list[Fraction]) -> Fraction:
@@ -170,8 +170,7 @@ def check_zonotopes(cert: dict[str, Any]) -> str:
             if f32:
                 reach = max(abs(c[x]) + sum((abs(g[x]) * sj for g, sj in zip(gens, s)),
                                             Fraction(0)) for x in range(n))
-                tot = sum((abs(x) + abs(y) for x, y in zip(w[r], w[k])), Fraction(0))
-                low -= reach * (_gamma(n) * tot + 2 * n * TINY)
+                low -= readout_loss32(w[r], w[k], reach, n)
             if low <= 0:
                 raise CertificateError(f"state {q}: label {labels[k]!r} is not beaten "
                                        "with a margin")
