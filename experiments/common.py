@@ -59,6 +59,30 @@ def run_cell(spec: str, arch: str, seed: int, *, hidden: int, steps: int, lr: fl
     return cell
 
 
+def row_name(arch: str, options: dict[str, Any]) -> str:
+    """A table row's key: the architecture and its options (``deltaproduct,n_h=2``)."""
+    return arch + "".join(f",{k}={v}" for k, v in options.items())
+
+
+def run_grid(tasks: Sequence[str], rows: Sequence[tuple[str, dict[str, Any]]],
+             args: argparse.Namespace, *, table: str,
+             line: Any) -> list[dict[str, Any]]:
+    """Every (task, row, seed) cell of a table, trained in that order and logged as it
+    ends; ``rows`` are (arch, options) pairs, ``line(cell)`` the figures to log."""
+    cells = []
+    for spec in tasks:
+        for arch, options in rows:
+            for seed in range(args.seeds):
+                cell = run_cell(spec, arch, seed, hidden=args.hidden, steps=args.steps,
+                                lr=args.lr, options=options, certify=args.certify,
+                                table=table)
+                cell["row"] = row_name(arch, options)
+                cells.append(cell)
+                log(f"{spec} {cell['row']} seed {seed}: {line(cell)}"
+                    + (f", certified {cell['certified']}" if args.certify else ""))
+    return cells
+
+
 def certify_cell(result: Any, name: str, folder: str | None = None) -> dict[str, Any]:
     """``fsmnet certify`` (exact arithmetic, default budgets) on the trained network:
     verdict, method, the confirmed word (refuted) or the proved length L (unknown).

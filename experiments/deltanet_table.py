@@ -22,8 +22,8 @@ from common import (  # noqa: E402
     arguments,
     certified_details,
     certified_summary,
-    log,
-    run_cell,
+    row_name,
+    run_grid,
     save,
     summarize,
     verdict,
@@ -37,21 +37,13 @@ ROWS = [("deltanet", {}, "DeltaNet, β ∈ [0, 1]"), ("deltanet-neg", {}, "Delta
 def main() -> None:
     args = arguments(steps=1000, hidden=8)
     begin = time.time()
-    cells = []
-    for spec, _ in TASKS:
-        for arch, options, _ in ROWS:
-            for seed in range(args.seeds):
-                cell = run_cell(spec, arch, seed, hidden=args.hidden, steps=args.steps,
-                                lr=args.lr, options=options, certify=args.certify,
-                                table="deltanet")
-                cell["row"] = arch + "".join(f",{k}={v}" for k, v in options.items())
-                cells.append(cell)
-                log(f"{spec} {cell['row']} seed {seed}: norm@500 {cell['norm']:.2f} "
-                    f"(norm@10 {cell['norm10']:.2f}, {cell['seconds']} s)"
-                    + (f", certified {cell['certified']}" if args.certify else ""))
+    cells = run_grid([spec for spec, _ in TASKS], [(arch, options) for arch, options, _ in ROWS],
+                     args, table="deltanet",
+                     line=lambda c: f"norm@500 {c['norm']:.2f} (norm@10 {c['norm10']:.2f}, "
+                                    f"{c['seconds']} s)")
     lines = ["| model | " + " | ".join(n for _, n in TASKS) + " |", "|---" * 3 + "|"]
     for arch, options, name in ROWS:
-        key = arch + "".join(f",{k}={v}" for k, v in options.items())
+        key = row_name(arch, options)
         row = []
         for s, _ in TASKS:
             mine = [c for c in cells if c["spec"] == s and c["row"] == key]

@@ -21,7 +21,14 @@ import time
 import numpy as np
 
 sys.path.insert(0, "experiments")
-from common import arguments, certified_details, certified_summary, log, run_cell, save, verdict  # noqa: E402
+from common import (  # noqa: E402
+    arguments,
+    certified_details,
+    certified_summary,
+    run_grid,
+    save,
+    verdict,
+)
 
 from fsmnet.train.data import batch, task_automaton  # noqa: E402
 
@@ -42,16 +49,10 @@ def majority(spec: str, length: int = 500) -> float:
 def main() -> None:
     args = arguments(steps=1000, hidden=16)
     begin = time.time()
-    cells = []
-    for spec, _ in TASKS:
-        for arch, _ in ARCHS:
-            for seed in range(args.seeds):
-                cell = run_cell(spec, arch, seed, hidden=args.hidden, steps=args.steps,
-                                lr=args.lr, certify=args.certify, table="minmax")
-                cells.append(cell)
-                log(f"{spec} {arch} seed {seed}: acc@500 {cell['acc500']:.3f} "
-                    f"(acc@10 {cell['acc10']:.3f}, {cell['seconds']} s)"
-                    + (f", certified {cell['certified']}" if args.certify else ""))
+    cells = run_grid([spec for spec, _ in TASKS], [(arch, {}) for arch, _ in ARCHS], args,
+                     table="minmax",
+                     line=lambda c: f"acc@500 {c['acc500']:.3f} (acc@10 {c['acc10']:.3f}, "
+                                    f"{c['seconds']} s)")
     lines = ["| task | most frequent label | " + " | ".join(n for _, n in ARCHS)
              + " | fsmnet proved (" + ", ".join(VERDICT_ARCHS) + ") |",
              "|---" * (len(ARCHS) + 3) + "|"]

@@ -21,8 +21,7 @@ from common import (  # noqa: E402
     arguments,
     certified_details,
     certified_summary,
-    log,
-    run_cell,
+    run_grid,
     save,
     summarize,
     verdict,
@@ -48,16 +47,10 @@ PAPER = {"modadd:2": {"bilinear-full": "1.00", "bilinear-real-diag": "1.00",
 def main() -> None:
     args = arguments(steps=600, hidden=16)
     begin = time.time()
-    cells = []
-    for spec, _ in TASKS:
-        for arch, _ in ARCHS:
-            for seed in range(args.seeds):
-                cell = run_cell(spec, arch, seed, hidden=args.hidden, steps=args.steps,
-                                lr=args.lr, certify=args.certify, table="seed000")
-                cells.append(cell)
-                log(f"{spec} {arch} seed {seed}: norm@500 {cell['norm']:.2f} "
-                    f"(norm@10 {cell['norm10']:.2f}, {cell['seconds']} s)"
-                    + (f", certified {cell['certified']}" if args.certify else ""))
+    cells = run_grid([spec for spec, _ in TASKS], [(arch, {}) for arch, _ in ARCHS], args,
+                     table="seed000",
+                     line=lambda c: f"norm@500 {c['norm']:.2f} (norm@10 {c['norm10']:.2f}, "
+                                    f"{c['seconds']} s)")
     verdicts = {(s, a): verdict(s, a) for s, _ in TASKS for a, _ in ARCHS}
     head = "| task | " + " | ".join(name for _, name in ARCHS) + " |"
     lines = [head, "|---" * (len(ARCHS) + 1) + "|"]

@@ -44,3 +44,40 @@ def test_run_cell_and_verdict_on_a_tiny_budget():
     # theorem "positive-diag": a positive diagonal cannot count mod 2 (fsmnet expressivity)
     assert common.verdict("parity", "bilinear-positive-diag") == "✗"
     assert common.verdict("parity", "bilinear-real-diag").startswith("✓")
+
+
+def test_run_grid_trains_every_cell_in_order():
+    import argparse
+
+    common = _common()
+    args = argparse.Namespace(seeds=2, hidden=2, steps=2, lr=0.05, certify=False)
+    seen = []
+    cells = common.run_grid(["parity"], [("bilinear-real-diag", {}), ("deltaproduct",
+                                                                       {"n_h": 2})],
+                            args, table="t", line=lambda c: seen.append(c) or "ok")
+    # 1 task × 2 rows × 2 seeds, in that order, each logged once
+    assert [(c["row"], c["seed"]) for c in cells] == [
+        ("bilinear-real-diag", 0), ("bilinear-real-diag", 1),
+        ("deltaproduct,n_h=2", 0), ("deltaproduct,n_h=2", 1)]
+    assert seen == cells
+
+
+def test_deltanet_script_end_to_end_on_a_tiny_budget(monkeypatch):
+    # the script as run from the repository root, its results file intercepted
+    import sys
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(sys, "path", list(sys.path))  # the script adds experiments/
+    monkeypatch.delitem(sys.modules, "common", raising=False)
+    monkeypatch.setattr(sys, "argv", ["deltanet_table.py", "--steps", "2", "--seeds", "1",
+                                      "--hidden", "2", "--no-certify"])
+    spec = importlib.util.spec_from_file_location("exp_deltanet",
+                                                  ROOT / "experiments" / "deltanet_table.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    saved = {}
+    monkeypatch.setattr(module, "save", lambda name, payload: saved.update({name: payload}))
+    module.main()
+    cells = saved["deltanet_table"]["cells"]
+    assert len(cells) == 2 * 3  # 2 tasks × 3 rows × 1 seed
+    assert "| DeltaNet, β ∈ [0, 1] |" in saved["deltanet_table"]["table"]
