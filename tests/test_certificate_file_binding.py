@@ -35,6 +35,18 @@ def test_a_relabelled_proof_of_another_network_is_refused(tmp_path, capsys) -> N
     capsys.readouterr()
     assert main(["check", str(forged), "--network", str(real)]) == 1
     assert "differs from the network file" in capsys.readouterr().out
+    # The same from Python: the checker alone compares only the stated digest (and so
+    # passes the forgery); check_against_network refuses it, and accepts the original.
+    import pytest
+
+    from fsmnet.proofs.certificate import check_against_network
+    from fsmnet.proofs.checker import CertificateError, check_certificate
+
+    assert check_certificate(cert, str(real)).startswith("valid")
+    with pytest.raises(CertificateError, match="differs from the network file"):
+        check_against_network(cert, str(real))
+    original = json.loads(cert_path.read_text())
+    assert check_against_network(original, str(other)).startswith("valid")
 
 
 def test_a_certificate_about_another_architecture_is_refused(tmp_path, capsys) -> None:

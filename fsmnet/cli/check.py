@@ -35,13 +35,14 @@ def handle(args: argparse.Namespace) -> int:
 
     cert = _read_certificate(args.cert)
     try:
-        summary = check_certificate(cert, args.network)
-        if args.network is not None:
-            # The checker proved the claim about the certificate's model; this ties
-            # the model to the file's tensors, not only to the digest it states.
-            from fsmnet.proofs.certificate import check_model_against_file
+        if args.network is None:
+            summary = check_certificate(cert)
+        else:
+            # The checker proves the claim about the certificate's model; this also
+            # ties the model to the file's tensors, not only to the digest it states.
+            from fsmnet.proofs.certificate import check_against_network
 
-            check_model_against_file(cert, args.network)  # type: ignore[arg-type]
+            summary = check_against_network(cert, args.network)
     except CertificateError as exc:
         if args.json:
             print(json.dumps({"valid": False, "reason": str(exc)}))

@@ -156,6 +156,24 @@ def file_model(cert: dict[str, Any], network_path: str) -> dict[str, Any]:
     return certificate_form(net).model(net)
 
 
+def check_against_network(cert: Any, network_path: str) -> str:
+    """Check a certificate *and* that it is about this network file: the checker's
+    claim, the file's SHA-256, and the certificate's model against the file's tensors.
+
+    The checker's :func:`~fsmnet.proofs.checker.check_certificate` proves the claim
+    about the model the certificate states, and with a path compares only the
+    digest the certificate states: both are the certificate writer's word.  This
+    is what ``fsmnet check --network`` runs; call it, not the checker alone, to
+    trust a certificate about a file.  Raises
+    :class:`~fsmnet.proofs.checker.CertificateError`.
+    """
+    from fsmnet.proofs.checker import check_certificate
+
+    summary = check_certificate(cert, network_path)
+    check_model_against_file(cert, network_path)
+    return summary
+
+
 def check_model_against_file(cert: dict[str, Any], network_path: str) -> None:
     """Raise :class:`~fsmnet.proofs.checker.CertificateError` unless the certificate's
     network model has exactly the values fsmnet derives from the network file."""

@@ -72,7 +72,15 @@ METHODS: dict[str, tuple[Callable[[dict[str, Any]], str], bool]] = {
 
 
 def check_certificate(cert: Any, network_path: str | None = None) -> str:
-    """Check a parsed certificate; return a one-line summary or raise CertificateError."""
+    """Check a parsed certificate; return a one-line summary or raise CertificateError.
+
+    The claim is checked about the network model the certificate states.  With
+    ``network_path`` the file's SHA-256 is compared with the one the certificate
+    states; that ties nothing the certificate's writer could not also forge, so
+    to trust a certificate about a file use
+    ``fsmnet.proofs.certificate.check_against_network`` (``fsmnet check
+    --network``), which also compares the model with the file's tensors.
+    """
     if not isinstance(cert, dict) or cert.get("format") != "fsmnet-certificate":
         raise CertificateError("not an fsmnet certificate")
     if cert.get("format_version") != 1:
