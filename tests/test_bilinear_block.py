@@ -37,8 +37,12 @@ def permutation_automata(draw, max_states=8):
     return np.array(rows, dtype=np.int64).reshape(k, n)
 
 
+# At most 6 states: the oracle joins every pair of congruences it finds, and an
+# identity letter on n states makes all Bell(n) partitions congruences (Bell(8) =
+# 4,140, so 8.5 million joins: one such example took 4 minutes of a CI run).
 @settings(deadline=None, max_examples=150)
-@given(st.one_of(small_automata(max_states=7).map(lambda a: a.delta), permutation_automata()))
+@given(st.one_of(small_automata(max_states=6).map(lambda a: a.delta),
+                 permutation_automata(max_states=6)))
 def test_fast_congruences_equal_brute_force(delta):
     found, complete = congruences(delta, 10**6)
     assert complete
