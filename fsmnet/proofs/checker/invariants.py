@@ -137,21 +137,9 @@ def _rights(labels: list[Any], outputs: list[Any], q: int) -> int:
 
 def _check_chart(cert: dict[str, Any]) -> str:
     delta, outputs, q0, _ = _automaton_table(cert["automaton"])
-    model, labels = cert["network"]["model"], cert["network"]["labels"]
-    if model.get("type") != "linear":
-        raise CertificateError("chart boxes are for linear models")
-    mats, readout, h0 = [_mat(m) for m in model["matrices"]], _mat(model["readout"]), \
-        _vec(model["h0"])
+    labels = cert["network"]["labels"]
+    mats, readout, h0, _ = _linear_models(cert)  # float32 matrices checked there
     rounding = cert["rounding"]
-    if rounding == "float32-step":
-        m32 = cert["model32"]
-        mats32, readout32 = [_mat(m) for m in m32["matrices"]], _mat(m32["readout"])
-        if mats32 != [[[_round32(x) for x in row] for row in m] for m in mats] or \
-                readout32 != [[_round32(x) for x in row] for row in readout]:
-            raise CertificateError("model32 is not the float32 rounding of the model")
-        mats, readout = mats32, readout32
-    elif rounding != "exact":
-        raise CertificateError(f"unknown rounding model {rounding!r}")
     dim = len(h0)
     b, binv, p = _mat(cert["basis"]), _mat(cert["basis_inverse"]), cert["pivot"]
     if not (isinstance(p, int) and 0 <= p < dim) or len(b) != dim or len(binv) != dim:
