@@ -61,7 +61,9 @@ def test_sequences_task_is_a_proved_scalar_cascade(tmp_path) -> None:
     # 3 tracks, 2 values: 27 states, holonomy levels of 6..60 points whose
     # product (about 10^14) no dense table holds.
     a = load("sequences:2,tracks=3").minimal()
-    net = fsmnet.compile(a, "minmax-scalar")
+    # The plain (one-component) cascade; fsmnet.compile now picks the smaller
+    # product cascade here (tests/test_minmax_product.py).
+    net = cascade_network(holonomy_spec(a), a, arch="minmax-scalar")
     assert net.options["prefix_indexed"] is True
     assert set(net.options["unit_kinds"]) == {"scalar"}
     assert float(np.prod(net.options["unit_sizes"], dtype=np.float64)) > 1e12

@@ -41,6 +41,7 @@ from fsmnet.constructions.minmax_explore import (
     MAX_STEPS,
     Action,
     CascadeTooLarge,
+    Tabulated,
     explore,
     prefix_codes,
 )
@@ -117,6 +118,75 @@ def _is_identity(act: Action) -> bool:
     return kind == "perm" and all(int(p) == i for i, p in enumerate(arg))
 
 
+@dataclass(frozen=True)
+class CascadeUnits:
+    """The units one cascade compiles to (before they are named in a network's params).
+
+    ``tensors[lv]`` maps ``"r"``/``"R"``, ``"s"``, ``"x0"`` to level lv's arrays;
+    ``index``, ``rows`` and ``links`` are :func:`prefix_codes`'s; ``tab`` the exploration.
+    """
+
+    sizes: list[int]
+    kinds: list[int]
+    tensors: list[dict[str, np.ndarray]]
+    index: list[list[int]]
+    rows: list[int]
+    links: list[np.ndarray]
+    tab: Tabulated
+
+
+def cascade_units(spec: CascadeSpec, automaton: Automaton, *, arch: str,
+                  prefix_index: bool | None = None, max_steps: int | None = None,
+                  record_moves: bool = False) -> CascadeUnits:
+    """Explore ``spec`` against ``automaton`` and build every level's unit tables.
+
+    Raises :class:`CascadeTooLarge` past ``max_steps`` and :class:`NotExpressible`
+    when a table is too large or (``arch="minmax-scalar"``) a level permutes.
+    """
+    sizes = list(spec.sizes)
+    initial = list(spec.initial)
+    if not sizes:  # a one-state machine: zero levels; keep one constant unit
+        sizes, initial = [1], [0]
+        inner = spec
+        spec = CascadeSpec(sizes=(1,), initial=(0,), action=lambda lv, a, c: ("const", 0),
+                           decode=lambda c: inner.decode(()))
+    n_sym = automaton.n_symbols
+    try:
+        tab = explore(sizes, tuple(initial), spec.lift_function(), spec.decode, automaton,
+                      max_steps=max_steps, record_moves=record_moves)
+    except CascadeTooLarge as exc:
+        chains = spec.facts.get("tile_chains")
+        if chains is None:
+            raise
+        raise CascadeTooLarge(f"{exc} (the decomposition has {chains:,} tile chains, "
+                              f"an upper bound on the codes it can reach)") from None
+    index, rows, links = prefix_codes(sizes, tab, n_sym, prefix_index)
+    domains = rows[:-1]
+    kinds = [SCALAR_KIND if all(act[0] == "const" or _is_identity(act)
+                                for act in tab.actions[lv].values()) else MATRIX_KIND
+             for lv in range(len(sizes))]
+    # A scalar unit's tables are (symbols, rows); a matrix unit's (symbols, rows, k, k).
+    if max(d * n_sym * (1 if kd == SCALAR_KIND else k * k)
+           for d, k, kd in zip(domains, sizes, kinds)) > MAX_TABLE:
+        raise NotExpressible(f"{arch}: the cascade's tables would be too large "
+                             f"(levels of {sizes} points, {domains} reached prefixes)")
+    if arch == "minmax-scalar" and MATRIX_KIND in kinds:
+        level = kinds.index(MATRIX_KIND)
+        raise NotExpressible(f"minmax-scalar: level {level} of the cascade permutes its "
+                             f"points (a non-trivial holonomy group)")
+    tensors = []
+    for lv, (k, d, kind) in enumerate(zip(sizes, domains, kinds)):
+        coded = {(sym, index[lv][pre]): act for (sym, pre), act in tab.actions[lv].items()}
+        tensors.append(_unit_tensors(k, d, kind, n_sym, coded, initial[lv]))
+    return CascadeUnits(sizes=sizes, kinds=kinds, tensors=tensors, index=index, rows=rows,
+                        links=links, tab=tab)
+
+
+def unit_params(u: int, tensors: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """One unit's tensors under the names of unit u (``unit{u}_r`` ...)."""
+    return {f"unit{u}_{name}": arr for name, arr in tensors.items()}
+
+
 def cascade_network(spec: CascadeSpec, automaton: Automaton, *, arch: str = "minmax-cascade",
                     options: dict[str, Any] | None = None,
                     prefix_index: bool | None = None, max_steps: int | None = None) -> Network:
@@ -141,51 +211,22 @@ def cascade_network(spec: CascadeSpec, automaton: Automaton, *, arch: str = "min
         default :data:`fsmnet.constructions.minmax_explore.MAX_STEPS`), beyond
         which :class:`~fsmnet.constructions.minmax_explore.CascadeTooLarge` is raised.
     """
-    sizes = list(spec.sizes)
-    initial = list(spec.initial)
-    if not sizes:  # a one-state machine: zero levels; keep one constant unit
-        sizes, initial = [1], [0]
-        inner = spec
-        spec = CascadeSpec(sizes=(1,), initial=(0,), action=lambda lv, a, c: ("const", 0),
-                           decode=lambda c: inner.decode(()))
-    n_sym = automaton.n_symbols
-    try:
-        tab = explore(sizes, tuple(initial), spec.lift_function(), spec.decode, automaton,
-                      max_steps=max_steps)
-    except CascadeTooLarge as exc:
-        chains = spec.facts.get("tile_chains")
-        if chains is None:
-            raise
-        raise CascadeTooLarge(f"{exc} (the decomposition has {chains:,} tile chains, "
-                              f"an upper bound on the codes it can reach)") from None
-    index, rows, links = prefix_codes(sizes, tab, n_sym, prefix_index)
-    domains = rows[:-1]
-    kinds = [SCALAR_KIND if all(act[0] == "const" or _is_identity(act)
-                                for act in tab.actions[lv].values()) else MATRIX_KIND
-             for lv in range(len(sizes))]
-    # A scalar unit's tables are (symbols, rows); a matrix unit's (symbols, rows, k, k).
-    if max(d * n_sym * (1 if kd == SCALAR_KIND else k * k)
-           for d, k, kd in zip(domains, sizes, kinds)) > MAX_TABLE:
-        raise NotExpressible(f"{arch}: the cascade's tables would be too large "
-                             f"(levels of {sizes} points, {domains} reached prefixes)")
-    if arch == "minmax-scalar" and MATRIX_KIND in kinds:
-        level = kinds.index(MATRIX_KIND)
-        raise NotExpressible(f"minmax-scalar: level {level} of the cascade permutes its "
-                             f"points (a non-trivial holonomy group)")
+    built = cascade_units(spec, automaton, arch=arch, prefix_index=prefix_index,
+                          max_steps=max_steps)
+    sizes, kinds, tab = built.sizes, built.kinds, built.tab
     params: dict[str, np.ndarray] = {
         "unit_level": np.arange(len(sizes), dtype=np.int64),
         "unit_size": np.array(sizes, dtype=np.int64),
         "unit_kind": np.array(kinds, dtype=np.int64),
     }
-    for lv, (k, d, kind) in enumerate(zip(sizes, domains, kinds)):
-        coded = {(sym, index[lv][pre]): act for (sym, pre), act in tab.actions[lv].items()}
-        params.update(_unit_tensors(lv, k, d, kind, n_sym, coded, initial[lv]))
-    full = index[len(sizes)]
-    readout = np.zeros(rows[-1], dtype=np.int64)
+    for lv, tensors in enumerate(built.tensors):
+        params.update(unit_params(lv, tensors))
+    full = built.index[len(sizes)]
+    readout = np.zeros(built.rows[-1], dtype=np.int64)
     for pre, label in tab.outputs.items():
         readout[full[pre]] = label
     params["readout"] = readout
-    for j, link in enumerate(links):
+    for j, link in enumerate(built.links):
         params[f"link{j}"] = link
     facts = {
         "construction": "cascade",
@@ -195,7 +236,7 @@ def cascade_network(spec: CascadeSpec, automaton: Automaton, *, arch: str = "min
         "unit_kinds": ["scalar" if kd == SCALAR_KIND else "matrix" for kd in kinds],
         "state_size": sum(1 if kd == SCALAR_KIND else k for k, kd in zip(sizes, kinds)),
         "reachable_coordinates": len(tab.reached),
-        "prefix_indexed": bool(links),
+        "prefix_indexed": bool(built.links),
         "verified_product": True,
     }
     facts.update(spec.facts)
@@ -204,7 +245,7 @@ def cascade_network(spec: CascadeSpec, automaton: Automaton, *, arch: str = "min
                    labels=automaton.labels, options=facts, name=automaton.name)
 
 
-def _unit_tensors(lv: int, k: int, domain: int, kind: int, n_sym: int,
+def _unit_tensors(k: int, domain: int, kind: int, n_sym: int,
                   actions: dict[tuple[int, int], Action], start: int) -> dict[str, np.ndarray]:
     """Controller tables of one unit; unreached (symbol, code) entries are the identity."""
     if kind == SCALAR_KIND:
@@ -213,8 +254,7 @@ def _unit_tensors(lv: int, k: int, domain: int, kind: int, n_sym: int,
         for (sym, code), (act, arg) in actions.items():
             if act == "const":  # reset to value v = point + 1: r < s = v
                 r[sym, code], s[sym, code] = 0.0, float(int(arg) + 1)
-        return {f"unit{lv}_r": r, f"unit{lv}_s": s,
-                f"unit{lv}_x0": np.array([float(start + 1)])}
+        return {"r": r, "s": s, "x0": np.array([float(start + 1)])}
     big_r = np.zeros((n_sym, domain, k, k))
     big_r[:, :, np.arange(k), np.arange(k)] = 1.0
     s = np.zeros((n_sym, domain, k))
@@ -226,7 +266,7 @@ def _unit_tensors(lv: int, k: int, domain: int, kind: int, n_sym: int,
             big_r[sym, code, [int(v) for v in arg], np.arange(k)] = 1.0
     x0 = np.zeros(k)
     x0[start] = 1.0
-    return {f"unit{lv}_R": big_r, f"unit{lv}_s": s, f"unit{lv}_x0": x0}
+    return {"R": big_r, "s": s, "x0": x0}
 
 
 # ----------------------------------------------------------------- entry points
@@ -246,10 +286,11 @@ def compile_minmax_cascade(automaton: Automaton, *, max_steps: int = MAX_STEPS) 
     ``options`` reports levels, units, unit sizes and kinds, and the state size.
     ``max_steps`` bounds the exploration of the cascade (reached pairs × letters).
     """
-    from fsmnet.constructions.minmax_holonomy import holonomy_spec
+    from fsmnet.constructions.minmax_product import best_cascade
 
-    return cascade_network(holonomy_spec(automaton), automaton, arch="minmax-cascade",
-                           options={"construction": "holonomy"}, max_steps=max_steps)
+    # The plain cascade, or one per quotient side by side when that is smaller
+    # (products of independent machines: fsmnet.constructions.minmax_product).
+    return best_cascade(automaton, arch="minmax-cascade", max_steps=max_steps)
 
 
 def compile_minmax_scalar(automaton: Automaton, *, max_steps: int = MAX_STEPS) -> Network:
@@ -266,6 +307,7 @@ def compile_minmax_scalar(automaton: Automaton, *, max_steps: int = MAX_STEPS) -
     """
     from fsmnet.algebra.holonomy.skeleton import DecompositionTooLarge
     from fsmnet.constructions.minmax_holonomy import holonomy_spec
+    from fsmnet.constructions.minmax_product import best_cascade
 
     # A short monoid search first: a periodic letter or short word shows up at
     # once (groups, counters).  Then the holonomy decomposition decides (all
@@ -282,15 +324,16 @@ def compile_minmax_scalar(automaton: Automaton, *, max_steps: int = MAX_STEPS) -
     if witness is None:
         try:
             spec = holonomy_spec(automaton)
-        except DecompositionTooLarge:
-            if decided:  # aperiodic, but the cascade is beyond the orbit limit
-                raise
+        except DecompositionTooLarge as exc:
+            if decided:  # aperiodic, but the plain cascade is beyond the orbit limit
+                return best_cascade(automaton, arch="minmax-scalar", max_steps=max_steps,
+                                    spec_error=exc)
             spec = None
         if spec is not None and (decided or all(
                 c["group_order"] is None for level in spec.facts["holonomy_components"]
                 for c in level)):
-            return cascade_network(spec, automaton, arch="minmax-scalar",
-                                   options={"construction": "holonomy"}, max_steps=max_steps)
+            return best_cascade(automaton, arch="minmax-scalar", max_steps=max_steps,
+                                spec=spec)
         try:
             witness = periodic_witness(automaton, limit=_MONOID_LIMIT)
         except NotExpressible:

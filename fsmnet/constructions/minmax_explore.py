@@ -65,6 +65,11 @@ class Tabulated:
     coords: list[list[int]]
     reached: list[int]
     outputs: dict[int, int]
+    moves: dict[tuple[int, int], int] | None = None
+    """With ``record_moves``: (full prefix id, symbol) -> the full prefix id the lifted
+    step reaches (the cascade's own transition function on its reached tuples)."""
+    states: dict[int, int] | None = None
+    """With ``record_moves``: full prefix id -> the automaton state it decodes to."""
 
     @property
     def rows(self) -> list[int]:
@@ -75,12 +80,14 @@ class Tabulated:
 def explore(sizes: Sequence[int], initial: tuple[int, ...],
             lift: Callable[[int, tuple[int, ...]], Sequence[Action]],
             decode: Callable[[tuple[int, ...]], int], automaton: Automaton, *,
-            max_steps: int | None = None) -> Tabulated:
+            max_steps: int | None = None, record_moves: bool = False) -> Tabulated:
     """BFS of (coordinates, automaton state) pairs from (initial, q0).
 
     ``lift(symbol, coords)`` gives the action of ``symbol`` at every level
     (each a function of the levels above only); ``max_steps`` (default
     :data:`MAX_STEPS`) bounds the lifted steps, reached pairs × letters.
+    ``record_moves`` also keeps the lifted transitions and decoded states
+    (:attr:`Tabulated.moves`, :attr:`Tabulated.states`).
 
     Raises
     ------
@@ -103,6 +110,8 @@ def explore(sizes: Sequence[int], initial: tuple[int, ...],
     path_of: dict[tuple[int, ...], list[int]] = {}
     outputs: dict[int, int] = {}
     reached: list[int] = []
+    pending: list[tuple[int, int, tuple[int, ...]]] = []  # (full id, symbol, new coords)
+    decoded: dict[int, int] = {}
     start = (tuple(initial), automaton.initial)
     seen = {start}
     queue = deque([start])
@@ -122,6 +131,7 @@ def explore(sizes: Sequence[int], initial: tuple[int, ...],
             path_of[coords] = path
             state = decode(coords)
             outputs[path[-1]] = int(labels[state])
+            decoded[path[-1]] = int(state)
         if outputs[path[-1]] != labels[q]:
             raise FsmnetError(f"cascade coordinates {coords} decode to state "
                               f"{decode(coords)} but the automaton is in {q} with "
@@ -139,6 +149,8 @@ def explore(sizes: Sequence[int], initial: tuple[int, ...],
             new = [int(arg[c]) if kind == "perm" else int(arg)
                    for (kind, arg), c in zip(acts, coords)]
             pair = (tuple(new), delta[sym][q])
+            if record_moves:
+                pending.append((path[-1], sym, pair[0]))
             if pair not in seen:
                 if len(seen) * n_sym > budget:
                     raise CascadeTooLarge(
@@ -149,8 +161,11 @@ def explore(sizes: Sequence[int], initial: tuple[int, ...],
                         f"it stops here")
                 seen.add(pair)
                 queue.append(pair)
+    moves = None
+    if record_moves:  # every target was reached, so its trie path is known by now
+        moves = {(src, sym): path_of[new][-1] for src, sym, new in pending}
     return Tabulated(actions=actions, parents=parents, coords=coords_of, reached=reached,
-                     outputs=outputs)
+                     outputs=outputs, moves=moves, states=decoded if record_moves else None)
 
 
 def prefix_codes(sizes: Sequence[int], tab: Tabulated, n_sym: int,

@@ -42,6 +42,21 @@ entry lies in 0..P_{j+1}−1, so the semantics is total; the compiler numbers
 only the prefixes it reaches and sends the others to index 0 (they are never
 reached from x0, which the product proof checks).  Without links the code is
 mixed-radix as above (format version 1).
+
+Product cascades (file format version 3)
+----------------------------------------
+A cascade of a product-like automaton may run several cascades side by side:
+``unit_component`` (int64 (U,), values 0..C−1, each used) names each unit's
+*component*.  The prefix chain then runs per component: a component's units,
+in file order, chain their own links (the first one's link has one row) and
+unit u's controller row is its component's π after the units of its component
+at a strictly smaller level; units of other components are never read.  With
+F_c the final prefix count of component c, the label is read from the tuple
+of final prefixes through **joins** ``join1 .. join{C−1}``: ρ_0 = π^0_final,
+ρ_c = ``join{c}[ρ_{c−1}, π^c_final]`` (shape (J_{c−1}, F_c), J_0 = F_0), and
+the label is ``readout[ρ_{C−1}]``.  The compiler numbers only the reached
+tuples (unreached entries 0).  Format 3 always has links; with one component
+it is format 2.  The compiler: :mod:`fsmnet.constructions.minmax_product`.
 """
 
 from __future__ import annotations
@@ -53,6 +68,12 @@ import numpy as np
 
 from fsmnet.errors import NetworkFileError
 from fsmnet.nets.minmax import affine_step, scalar_step, scan_affine, scan_scalar
+from fsmnet.nets.minmax_cascade_tables import (  # noqa: F401  (re-exported)
+    MAX_TABLE,
+    join_names,
+    link_names,
+    validate_prefix_tables,
+)
 from fsmnet.nets.semantics import require_tensor
 
 if TYPE_CHECKING:
@@ -60,8 +81,6 @@ if TYPE_CHECKING:
 
 SCALAR_KIND = 0
 MATRIX_KIND = 1
-MAX_TABLE = 1 << 26
-"""Largest controller or readout table (entries) a cascade file may declare."""
 
 
 def mixed_radix_strides(sizes: Sequence[int]) -> np.ndarray:
@@ -77,66 +96,99 @@ def scalar_coordinate(x: Any, k: int) -> Any:
     return np.clip(np.floor(x), 1, k).astype(np.int64) - 1
 
 
-def link_names(params: Mapping[str, np.ndarray]) -> list[str]:
-    """The prefix-link tensors ``link0, link1, ...`` a cascade carries (none: mixed radix)."""
-    names: list[str] = []
-    while f"link{len(names)}" in params:
-        names.append(f"link{len(names)}")
-    return names
-
-
 class CascadeLayout:
-    """Shapes derived from the unit tensors: sizes, kinds, domains, prefixes.
+    """Shapes derived from the unit tensors: sizes, kinds, components, domains, prefixes.
 
-    ``links`` (prefix-indexed layout) replaces the mixed-radix codes: see the
-    module docs.  ``n_codes`` is then the number of full prefixes, given by
-    ``n_full`` (the readout length).
+    ``links`` (prefix-indexed layout) replaces the mixed-radix codes, and
+    ``components`` with ``joins`` (format 3) runs several cascades side by side:
+    see the module docs.  Without components every unit is in component 0.
+    ``n_codes`` is the readout length (``n_full``) when there are links.
     """
 
     def __init__(self, levels: np.ndarray, sizes: np.ndarray, kinds: np.ndarray,
-                 links: Sequence[np.ndarray] | None = None, n_full: int | None = None) -> None:
+                 links: Sequence[np.ndarray] | None = None, n_full: int | None = None,
+                 components: np.ndarray | None = None,
+                 joins: Sequence[np.ndarray] | None = None) -> None:
         self.levels = [int(v) for v in levels]
         self.sizes = [int(v) for v in sizes]
         self.kinds = [int(v) for v in kinds]
-        # Units above unit u: every unit of a strictly smaller level, i.e. a prefix.
-        self.above = [sum(1 for lv in self.levels if lv < level) for level in self.levels]
+        n = len(self.sizes)
+        self.components = [0] * n if components is None else [int(v) for v in components]
+        self.n_components = max(self.components, default=0) + 1
+        self.members: list[list[int]] = [[] for _ in range(self.n_components)]
+        for u, c in enumerate(self.components):
+            self.members[c].append(u)
+        # Units above unit u: the units of its component at a strictly smaller
+        # level, i.e. a prefix of the component's chain.
+        self.above = [sum(1 for w in self.members[c] if self.levels[w] < self.levels[u])
+                      for u, c in enumerate(self.components)]
         self.links = None if not links else [np.asarray(x, dtype=np.int64) for x in links]
+        self.joins = [np.asarray(x, dtype=np.int64) for x in joins or []]
         # Mixed-radix strides index only the layout without links; with links (one
         # row per reached prefix) the product of ~100 level sizes would overflow int64.
-        radix = self.sizes if self.links is None else [1] * len(self.sizes)
+        radix = self.sizes if self.links is None else [1] * n
         self.strides = mixed_radix_strides(radix)
         self.prefix_strides = [mixed_radix_strides(radix[:a]) for a in self.above]
         if self.links is None:
             self.domains = [int(np.prod(self.sizes[:a], dtype=np.int64)) for a in self.above]
             self.n_codes = int(np.prod(self.sizes, dtype=np.int64))
+            self.finals = [self.n_codes]
         else:
-            rows = [int(x.shape[0]) for x in self.links] + [int(n_full or 0)]
-            self.domains = [rows[a] for a in self.above]
-            self.n_codes = rows[-1]
+            # Rows of the component's prefix table per prefix length: a link's rows,
+            # then the final prefixes (the first join's rows and columns, or readout).
+            self.finals = ([int(self.joins[0].shape[0])]
+                           + [int(x.shape[1]) for x in self.joins] if self.joins
+                           else [int(n_full or 0)])
+            rows = [[int(self.links[u].shape[0]) for u in m] + [self.finals[c]]
+                    for c, m in enumerate(self.members)]
+            self.domains = [rows[c][self.above[u]] for u, c in enumerate(self.components)]
+            self.n_codes = int(n_full or 0)
 
     @property
     def linked(self) -> bool:
         return self.links is not None
 
-    def prefix_indices(self, coords: Sequence[int]) -> list[int]:
-        """π_0..π_U for one coordinate tuple (mixed-radix codes without links)."""
-        out = [0]
-        for j, c in enumerate(coords):
+    @property
+    def product(self) -> bool:
+        """Several components side by side (format 3)."""
+        return self.n_components > 1
+
+    def _chain(self, c: int, coords: Sequence[Any], start: Any) -> list[Any]:
+        """π of component c for every prefix length of its chain (scalars or traces)."""
+        out = [start]
+        for u in self.members[c]:
             if self.links is None:
-                out.append(out[-1] * self.sizes[j] + int(c))
+                out.append(out[-1] * self.sizes[u] + coords[u])
             else:
-                out.append(int(self.links[j][out[-1], int(c)]))
+                out.append(self.links[u][out[-1], coords[u]])
         return out
 
-    def prefix_traces(self, coords: Sequence[np.ndarray]) -> list[np.ndarray]:
-        """π_0..π_len(coords) along time, from per-unit coordinate traces."""
-        out = [np.zeros(len(coords[0]) if coords else 0, dtype=np.int64)]
-        for j, c in enumerate(coords):
-            if self.links is None:
-                out.append(out[-1] * self.sizes[j] + c)
-            else:
-                out.append(self.links[j][out[-1], c])
+    def rows_and_code(self, coords: Sequence[Any], start: Any = 0) -> tuple[list[Any], Any]:
+        """Every unit's controller row and the readout index, for one coordinate tuple
+        (ints) or for coordinate traces (int arrays; ``start`` a zero array)."""
+        chains = [self._chain(c, coords, start) for c in range(self.n_components)]
+        rows = [chains[c][self.above[u]] for u, c in enumerate(self.components)]
+        code = chains[0][-1]
+        for c, join in enumerate(self.joins, start=1):
+            code = join[code, chains[c][-1]]
+        return rows, code
+
+    def row_trace(self, u: int, coords: Sequence[np.ndarray], length: int) -> np.ndarray:
+        """Unit u's controller row along time from the coordinate traces of the
+        units above it (``coords[w]`` for the earlier units w of its component)."""
+        c = self.components[u]
+        chain = self.members[c][:self.above[u]]
+        sub = {w: coords[w] for w in chain}
+        out = np.zeros(length, dtype=np.int64)
+        for w in chain:
+            out = (out * self.sizes[w] + sub[w] if self.links is None
+                   else self.links[w][out, sub[w]])
         return out
+
+    def prefix_indices(self, coords: Sequence[int]) -> list[int]:
+        """π_0..π_U for one coordinate tuple of a one-component cascade."""
+        assert not self.product, "a product cascade has one prefix chain per component"
+        return [int(v) for v in self._chain(0, [int(c) for c in coords], 0)]
 
     @property
     def n_units(self) -> int:
@@ -173,19 +225,13 @@ class MinMaxCascade:
         if bad:
             raise NetworkFileError(f"{source}: field 'unit_kind': {self.arch} allows kinds "
                                    f"{list(allowed)} (value: {bad[0]})")
-        links = self._validate_links(params, sizes, source)
-        if links is None and float(np.prod(sizes.astype(np.float64))) > MAX_TABLE:
+        tables = validate_prefix_tables(params, sizes, source)
+        if tables is None and float(np.prod(sizes.astype(np.float64))) > MAX_TABLE:
             raise NetworkFileError(f"{source}: field 'unit_size': readout table too large "
                                    f"(value: {sizes.tolist()})")
-        n_full = None
-        if links is not None:
-            n_full = int(require_tensor(params, "readout", (None,), source, kind="int").shape[0])
-            bound = [int(x.shape[0]) for x in links[1:]] + [n_full]
-            for j, (x, top) in enumerate(zip(links, bound)):
-                if x.size and (x.min() < 0 or x.max() >= top):
-                    raise NetworkFileError(f"{source}: field 'link{j}': prefix index out of "
-                                           f"range 0..{top - 1} (value: {int(x.max())})")
-        layout = CascadeLayout(levels, sizes, kinds, links, n_full)
+        layout = (CascadeLayout(levels, sizes, kinds) if tables is None else
+                  CascadeLayout(levels, sizes, kinds, tables.links, tables.n_full,
+                                tables.components, tables.joins))
         for u in range(n_units):
             d, k = layout.domains[u], layout.sizes[u]
             if layout.kinds[u] == SCALAR_KIND:
@@ -201,33 +247,13 @@ class MinMaxCascade:
             raise NetworkFileError(f"{source}: field 'readout': label index out of range "
                                    f"0..{n_labels - 1} (value: {int(table.max())})")
 
-    @staticmethod
-    def _validate_links(params: Mapping[str, np.ndarray], sizes: np.ndarray,
-                        source: str) -> list[np.ndarray] | None:
-        names = link_names(params)
-        if not names:
-            return None
-        if len(names) != len(sizes):
-            raise NetworkFileError(f"{source}: field 'link{len(names)}': a prefix-indexed "
-                                   f"cascade needs one link per unit (value: missing)")
-        links = []
-        for j, name in enumerate(names):
-            # P_0 = 1 (the empty prefix); later row counts are whatever the file
-            # declares, the range check of the entries ties them together.
-            shape = (1 if j == 0 else None, int(sizes[j]))
-            x = require_tensor(params, name, shape, source, kind="int")
-            if x.size > MAX_TABLE:
-                raise NetworkFileError(f"{source}: field '{name}': table too large "
-                                       f"(value: {list(x.shape)})")
-            links.append(x)
-        return links
-
     # --------------------------------------------------------------- helpers
     def layout(self, net: Network) -> CascadeLayout:
         p = net.params
         return net.cached("cascade_layout", lambda: CascadeLayout(
             p["unit_level"], p["unit_size"], p["unit_kind"],
-            [p[name] for name in link_names(p)], int(np.asarray(p["readout"]).shape[0])))
+            [p[name] for name in link_names(p)], int(np.asarray(p["readout"]).shape[0]),
+            p.get("unit_component"), [p[name] for name in join_names(p)]))
 
     def coordinates(self, net: Network, state: Sequence[Any]) -> list[int]:
         """The discrete value of every unit."""
@@ -250,10 +276,10 @@ class MinMaxCascade:
         lay = self.layout(net)
         p = net.params
         # Every controller reads the coordinates at t-1, before any unit updates.
-        prefix = lay.prefix_indices(self.coordinates(net, state))
+        rows, _ = lay.rows_and_code(self.coordinates(net, state))
         new = []
         for u in range(lay.n_units):
-            d = prefix[lay.above[u]]
+            d = int(rows[u])
             if lay.kinds[u] == SCALAR_KIND:
                 new.append(scalar_step(p[f"unit{u}_r"][symbol, d:d + 1],
                                        p[f"unit{u}_s"][symbol, d:d + 1], state[u]))
@@ -264,8 +290,8 @@ class MinMaxCascade:
 
     def readout(self, net: Network, state: Sequence[np.ndarray], exact: bool) -> int:
         lay = self.layout(net)
-        code = lay.prefix_indices(self.coordinates(net, state))[-1]
-        return int(net.params["readout"][code])
+        _, code = lay.rows_and_code(self.coordinates(net, state))
+        return int(net.params["readout"][int(code)])
 
 
 def levelwise_unit_traces(net: Network, word: Sequence[int] | np.ndarray) -> list[np.ndarray]:
@@ -291,11 +317,8 @@ def levelwise_unit_traces(net: Network, word: Sequence[int] | np.ndarray) -> lis
     traces: list[np.ndarray] = []
     coords: list[np.ndarray] = []
     for u in range(lay.n_units):
-        a = lay.above[u]
-        if a:  # the prefix index of the units above, at t-1
-            code = lay.prefix_traces([c[:-1] for c in coords[:a]])[a]
-        else:
-            code = np.zeros(len(w), dtype=np.int64)
+        # The controller row from the units above (all earlier in the file), at t-1.
+        code = lay.row_trace(u, [c[:-1] for c in coords], len(w))
         x0 = np.asarray(p[f"unit{u}_x0"], dtype=np.float64)
         if lay.kinds[u] == SCALAR_KIND:
             rr, ss = scan_scalar(p[f"unit{u}_r"][w, code], p[f"unit{u}_s"][w, code])
@@ -322,7 +345,7 @@ def levelwise_label_trace(net: Network, word: Sequence[int] | np.ndarray) -> np.
     traces = levelwise_unit_traces(net, word)
     coords = [(scalar_coordinate(trace, lay.sizes[u]) if lay.kinds[u] == SCALAR_KIND
                else np.argmax(trace, axis=1)).astype(np.int64) for u, trace in enumerate(traces)]
-    code = lay.prefix_traces(coords)[-1]
+    _, code = lay.rows_and_code(coords, np.zeros(len(coords[0]), dtype=np.int64))
     return np.asarray(net.params["readout"])[code].astype(np.int64)
 
 

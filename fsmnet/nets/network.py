@@ -18,15 +18,19 @@ from fsmnet.errors import NetworkFileError
 from fsmnet.nets.semantics import Semantics, semantics_for
 
 FORMAT_NAME = "fsmnet-network"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 """Newest file format.  2 added the prefix links of MinMax cascades (``link0``...,
-fsmnet.nets.minmax_cascade); a file is written with the oldest version that
+fsmnet.nets.minmax_cascade), 3 their components and joins (``unit_component``,
+``join1``...: product cascades); a file is written with the oldest version that
 describes it, so networks without links stay version 1, which every reader takes."""
-READ_VERSIONS = (1, 2)
+READ_VERSIONS = (1, 2, 3)
 
 
 def file_version(params: dict[str, np.ndarray]) -> int:
-    """The format version a network's tensors need (2 with cascade prefix links)."""
+    """The format version a network's tensors need (2 with cascade prefix links, 3 with
+    cascade components)."""
+    if "unit_component" in params:
+        return 3
     return 2 if "link0" in params else 1
 
 
@@ -309,8 +313,10 @@ def load_network(path: str | os.PathLike[str]) -> Network:
                                                           and not isinstance(item, str)):
                 raise NetworkFileError(f"{src}: field '{field}': bad entry (value: {item!r})")
     if version < file_version(tensors):
-        raise NetworkFileError(f"{src}: field 'format_version': prefix links (tensor "
-                               f"'link0') need version 2 (value: {version!r})")
+        need = file_version(tensors)
+        tensor = "unit_component" if need == 3 else "link0"
+        raise NetworkFileError(f"{src}: field 'format_version': tensor '{tensor}' "
+                               f"needs version {need} (value: {version!r})")
     return Network(arch=header["arch"], params=tensors, symbols=header["symbols"],
                    labels=header["labels"], options=header["options"], exact=exact,
                    name=header["name"], source=src)

@@ -8,8 +8,9 @@ is the same semantics on plain Python floats: a scalar unit's state is its
 float, stepped by ``max(min(r, x), s)`` (max and min only *select* values,
 so Python's and NumPy's results are the same number); a matrix unit's state
 stays a NumPy vector stepped by the semantics' own ``affine_step``.  The
-coordinates, the prefix index (mixed-radix or links) and the readout follow
-the module docs of :mod:`fsmnet.nets.minmax_cascade` exactly.
+coordinates, the prefix index (mixed-radix or links, per component with
+joins in format 3) and the readout follow the module docs of
+:mod:`fsmnet.nets.minmax_cascade` exactly.
 
 It applies only when every tensor is free of NaN (where Python's max and
 NumPy's maximum would differ); otherwise :func:`cascade_model` returns None
@@ -57,20 +58,29 @@ def cascade_model(net: Network) -> dict[str, Any] | None:
     ss = [p[f"unit{u}_s"].tolist() if scalar[u] else np.asarray(p[f"unit{u}_s"]) for u in range(n)]
     big = [None if scalar[u] else np.asarray(p[f"unit{u}_R"]) for u in range(n)]
     links = None if lay.links is None else [x.tolist() for x in lay.links]
+    joins = [x.tolist() for x in lay.joins]
     readout = [int(v) for v in np.asarray(p["readout"])]
+    comp = lay.components
+    members = lay.members
 
-    def prefix(h: tuple[Any, ...]) -> list[int]:
-        out = [0]
+    def rows_code(h: tuple[Any, ...]) -> tuple[list[int], int]:
+        pis = [[0] for _ in members]
         for u in range(n):
             c = _coordinate(h[u], sizes[u]) if scalar[u] else int(np.argmax(h[u]))
-            out.append(links[u][out[-1]][c] if links is not None else out[-1] * sizes[u] + c)
-        return out
+            chain = pis[comp[u]]
+            chain.append(links[u][chain[-1]][c] if links is not None
+                         else chain[-1] * sizes[u] + c)
+        rows = [pis[comp[u]][above[u]] for u in range(n)]
+        code = pis[0][-1]
+        for j, join in enumerate(joins, start=1):
+            code = join[code][pis[j][-1]]
+        return rows, code
 
     def step(h: tuple[Any, ...], a: int) -> tuple[Any, ...]:
-        pre = prefix(h)
+        rows, _ = rows_code(h)
         new: list[Any] = []
         for u in range(n):
-            d = pre[above[u]]
+            d = rows[u]
             if scalar[u]:
                 new.append(max(min(rs[u][a][d], h[u]), ss[u][a][d]))  # type: ignore[index]
             else:
@@ -87,5 +97,5 @@ def cascade_model(net: Network) -> dict[str, Any] | None:
 
     initial = tuple(float(np.asarray(p[f"unit{u}_x0"])[0]) if scalar[u]
                     else np.asarray(p[f"unit{u}_x0"], dtype=np.float64) for u in range(n))
-    return {"initial": initial, "step": step, "readout": lambda h: readout[prefix(h)[-1]],
+    return {"initial": initial, "step": step, "readout": lambda h: readout[rows_code(h)[1]],
             "key": key, "materialize": materialize}

@@ -17,7 +17,9 @@ network holds.  Max and min only select values, so no arithmetic is lost.
   "units": [{"level", "size", "kind", "r"|"R", "s", "x0"}], "readout"}``
   where ``kind`` is ``"scalar"`` or ``"matrix"`` and ``readout`` lists the
   label index of every mixed-radix code; a prefix-indexed cascade adds
-  ``"links"`` (one int table per unit) and its codes are prefix indices.
+  ``"links"`` (one int table per unit) and its codes are prefix indices; a
+  product cascade (format 3) adds ``"components"`` (one int per unit) and
+  ``"joins"`` (int tables), its readout indexed by the joined final prefixes.
 
 States are written the same way: a dense state is a vector of strings, a
 cascade state a list of per-unit vectors (a scalar unit as a one-entry list).
@@ -107,6 +109,12 @@ def minmax_cascade_model(net: Network) -> dict[str, Any]:
     links = link_names(p)
     if links:  # prefix-indexed tables (format 2): the checker chains the links
         model["links"] = [np.asarray(p[name], dtype=np.int64).tolist() for name in links]
+    if "unit_component" in p:  # a product cascade (format 3): chains per component
+        from fsmnet.nets.minmax_cascade import join_names
+
+        model["components"] = [int(c) for c in p["unit_component"]]
+        model["joins"] = [np.asarray(p[name], dtype=np.int64).tolist()
+                          for name in join_names(p)]
     return model
 
 

@@ -68,6 +68,10 @@ def _cascade_model(model: dict[str, Any], k: int, n_labels: int) -> _Model:
     mixed-radix, unit 0 most significant.  The label is readout[code of all].
     With ``links`` (prefix-indexed tables) the code of units 0..j is
     links[j][code of units 0..j-1][value of unit j], the empty prefix 0.
+    With ``components`` (product cascades) each component chains its own
+    units' links and a unit reads only its component's units of smaller
+    levels; the label is readout[ρ], ρ = final code of component 0 then
+    ρ = joins[c-1][ρ][final code of component c] for c = 1, 2, ...
     """
     units = model["units"]
     levels = [u["level"] for u in units]
@@ -75,14 +79,22 @@ def _cascade_model(model: dict[str, Any], k: int, n_labels: int) -> _Model:
     if not units or not all(isinstance(v, int) for v in levels + sizes) or levels != sorted(
             levels) or min(levels) < 0 or min(sizes) < 1:
         raise CertificateError("cascade units need sorted levels >= 0 and sizes >= 1")
-    above = [sum(1 for other in levels if other < lv) for lv in levels]
     links = model.get("links")
-    rows = _link_rows(links, sizes, len(model["readout"]))
+    if links is not None and (not isinstance(links, list) or len(links) != len(units)):
+        raise CertificateError("a prefix-indexed cascade needs one link table per unit")
+    comp, joins = _components(model, len(units), links)
+    n_comp = len(joins) + 1
+    chains = [[u for u in range(len(units)) if comp[u] == c] for c in range(n_comp)]
+    above = [sum(1 for w in chains[comp[u]] if levels[w] < lv) for u, lv in enumerate(levels)]
+    finals = _join_finals(joins, len(model["readout"]))
+    rows = [_link_rows(None if links is None else [links[u] for u in chain],
+                       [sizes[u] for u in chain], finals[c])
+            for c, chain in enumerate(chains)]
     tables: list[tuple[str, Any, Any]] = []
     for u, unit in enumerate(units):
         r: Any
         s: Any
-        domain = rows[above[u]]
+        domain = rows[comp[u]][above[u]]
         if unit["kind"] == "scalar":
             r, s = [_vec(v) for v in unit["r"]], [_vec(v) for v in unit["s"]]
             ok = all(len(v) == domain for v in r + s)
@@ -96,9 +108,7 @@ def _cascade_model(model: dict[str, Any], k: int, n_labels: int) -> _Model:
             raise CertificateError(f"unit {u}: need a table per symbol over {domain} codes")
         tables.append((unit["kind"], r, s))
     readout = model["readout"]
-    n_codes = rows[-1]
-    if len(readout) != n_codes or not all(
-            isinstance(c, int) and 0 <= c < n_labels for c in readout):
+    if not all(isinstance(c, int) and 0 <= c < n_labels for c in readout):
         raise CertificateError("the readout needs one label index per code")
 
     def values(state: list[list[Fraction]]) -> list[int]:
@@ -116,26 +126,75 @@ def _cascade_model(model: dict[str, Any], k: int, n_labels: int) -> _Model:
                 out.append(_argmax(x))
         return out
 
-    def code(vals: list[int]) -> int:
-        c = 0
-        for j, (v, m) in enumerate(zip(vals, sizes)):
-            c = c * m + v if links is None else links[j][c][v]
-        return c
+    def prefixes(vals: list[int]) -> list[list[int]]:
+        """Per component, its code after 0, 1, ... of its units."""
+        out = []
+        for chain in chains:
+            codes = [0]
+            for u in chain:
+                c = codes[-1]
+                codes.append(c * sizes[u] + vals[u] if links is None else links[u][c][vals[u]])
+            out.append(codes)
+        return out
+
+    def label(state: list[list[Fraction]]) -> int:
+        codes = prefixes(values(state))
+        code = codes[0][-1]
+        for c, join in enumerate(joins, start=1):
+            code = join[code][codes[c][-1]]
+        return int(readout[code])
 
     def step(state: list[list[Fraction]], a: int) -> list[list[Fraction]]:
-        vals = values(state)  # all read at t-1, before any update
+        codes = prefixes(values(state))  # all read at t-1, before any update
         new = []
         for u, ((kind, r, s), x) in enumerate(zip(tables, state)):
-            d = code(vals[:above[u]])
+            d = codes[comp[u]][above[u]]
             if kind == "scalar":
                 new.append([max(min(r[a][d], x[0]), s[a][d])])
             else:
                 new.append(_affine(r[a][d], s[a][d], x))
         return new
 
-    return _Model([_vec(x) for x in (u["x0"] for u in units)], step,
-                  lambda state: readout[code(values(state))],
+    return _Model([_vec(x) for x in (u["x0"] for u in units)], step, label,
                   lambda state: [_vec(x) for x in state])
+
+
+def _components(model: dict[str, Any], n_units: int, links: Any
+                ) -> tuple[list[int], list[Any]]:
+    """The component of every unit (all 0 without ``components``) and the joins."""
+    comp = model.get("components")
+    joins = model.get("joins", [])
+    if comp is None:
+        if joins:
+            raise CertificateError("joins need components")
+        return [0] * n_units, []
+    if links is None:
+        raise CertificateError("a product cascade needs links")
+    if not isinstance(comp, list) or len(comp) != n_units or not all(
+            isinstance(c, int) and c >= 0 for c in comp):
+        raise CertificateError("components: need one index >= 0 per unit")
+    n_comp = max(comp) + 1
+    if set(comp) != set(range(n_comp)) or not isinstance(joins, list) or len(
+            joins) != n_comp - 1:
+        raise CertificateError(f"components 0..{n_comp - 1}, each with a unit, need "
+                               f"{n_comp - 1} joins")
+    return comp, joins
+
+
+def _join_finals(joins: list[Any], n_readout: int) -> list[int]:
+    """Final codes per component (the joins' rows and columns); checks the joins are
+    total: every entry a row of the next join, the last ones of the readout."""
+    if not joins:
+        return [n_readout]
+    for c, join in enumerate(joins):
+        top = len(joins[c + 1]) if c + 1 < len(joins) else n_readout
+        width = len(join[0]) if isinstance(join, list) and join and isinstance(
+            join[0], list) else -1
+        if width < 0 or not all(isinstance(row, list) and len(row) == width and all(
+                isinstance(v, int) and 0 <= v < top for v in row) for row in join):
+            raise CertificateError(f"join {c + 1}: need rows of equal length with "
+                                   f"indices below {top}")
+    return [len(joins[0])] + [len(join[0]) for join in joins]
 
 
 def _link_rows(links: Any, sizes: list[int], n_readout: int) -> list[int]:
@@ -144,6 +203,8 @@ def _link_rows(links: Any, sizes: list[int], n_readout: int) -> list[int]:
         rows = [1]
         for m in sizes:
             rows.append(rows[-1] * m)
+        if rows[-1] != n_readout:
+            raise CertificateError("the readout needs one label index per code")
         return rows
     if not isinstance(links, list) or len(links) != len(sizes):
         raise CertificateError("a prefix-indexed cascade needs one link table per unit")

@@ -1,0 +1,266 @@
+"""Product cascades: one holonomy cascade per quotient, run side by side (format 3).
+
+The holonomy cascade of a product of independent machines interleaves them:
+its levels hold image sets of the product, and the coordinate tuples it
+reaches multiply (the Sequences task with 3 tracks of 3 sets reaches more
+than 15,000 of them for 64 states).  But when the automaton A is a
+*subdirect product*, that is, it has state congruences π_1..π_m (partitions
+compatible with every letter) whose meet is the identity, A embeds into the
+product of its quotients A/π_i: the map q ↦ (class_1(q), ..., class_m(q)) is
+injective and commutes with every letter.  So a cascade per quotient, each run
+on the same input, determines the state of A, hence its output:
+
+* each quotient gets its own holonomy cascade (:func:`holonomy_spec`), built
+  by the same pipeline (:func:`cascade_units`, prefix-indexed), its units'
+  controllers reading only the units of the same component;
+* the label is read from the tuple of the components' final prefix indices,
+  numbered over the tuples reached (a BFS of the components' own transition
+  tables beside A), through the joins of file format 3
+  (:mod:`fsmnet.nets.minmax_cascade`).
+
+Each component's exploration checks that its coordinates decode to the
+quotient state reached in lockstep, and the joint search checks that every
+reached tuple stands for one state of A; the verifier then proves the
+network on every word, like any cascade.  Congruences come from
+:func:`fsmnet.constructions.congruences.congruences` (the bilinear-block
+split's enumeration); when they give no proper factorization, nothing
+changes.  The product form is used when it is smaller than the plain cascade
+or when the plain one is beyond its budget (:func:`best_cascade`).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from fsmnet.automata import Automaton
+from fsmnet.constructions.congruences import Partition, congruences
+from fsmnet.constructions.minmax_cascade import (
+    CascadeSpec,
+    CascadeUnits,
+    cascade_network,
+    cascade_units,
+    unit_params,
+)
+from fsmnet.constructions.minmax_explore import MAX_STEPS, CascadeTooLarge
+from fsmnet.errors import FsmnetError, NotExpressible
+from fsmnet.nets import Network
+from fsmnet.nets.minmax_cascade import MAX_TABLE, SCALAR_KIND
+
+CONGRUENCE_LIMIT = 5_000
+"""Most congruences enumerated when looking for a factorization."""
+
+CONGRUENCE_STEPS = 20_000_000
+"""Union-find steps of that enumeration: about 5 s at 125 states and 16 letters."""
+
+PLAIN_IS_SMALL = 4
+"""A plain cascade reaching at most this many coordinate tuples per state is kept
+without looking for a factorization (chains, resets: nothing to gain)."""
+
+
+def _meet(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...]:
+    seen: dict[tuple[int, int], int] = {}
+    return tuple(seen.setdefault((x, y), len(seen)) for x, y in zip(a, b))
+
+
+def factorization(automaton: Automaton, *, limit: int = CONGRUENCE_LIMIT,
+                  max_steps: int = CONGRUENCE_STEPS) -> list[Partition] | None:
+    """Congruences whose meet is the identity, each coarser than the identity; None
+    when the enumeration finds no such set of two or more.
+
+    Greedy, coarsest first: a congruence joins the set when it refines the meet
+    so far; then each one the others make redundant is dropped, coarsest first.
+    The number of classes stands in for a quotient's cascade size.
+    """
+    n = automaton.n_states
+    if n < 4:  # a proper factorization needs two quotients of >= 2 classes
+        return None
+    found, _ = congruences(np.asarray(automaton.delta), limit, max_steps=max_steps)
+    chosen: list[Partition] = []
+    meet: tuple[int, ...] = (0,) * n
+    for part in sorted(found, key=lambda p: (max(p), p)):
+        finer = _meet(meet, part)
+        if max(finer) > max(meet):
+            chosen.append(part)
+            meet = finer
+            if max(meet) + 1 == n:
+                break
+    if max(meet) + 1 != n:
+        return None
+    for part in list(chosen):
+        rest = [p for p in chosen if p is not part]
+        m: tuple[int, ...] = (0,) * n
+        for p in rest:
+            m = _meet(m, p)
+        if rest and max(m) + 1 == n:
+            chosen = rest
+    return chosen if len(chosen) >= 2 else None
+
+
+def quotient(automaton: Automaton, part: Partition) -> Automaton:
+    """A/π with each class its own output (so the quotient is minimal as it is)."""
+    assert automaton.initial is not None
+    n_cls = max(part) + 1
+    rep = [0] * n_cls
+    for q in range(automaton.n_states - 1, -1, -1):
+        rep[part[q]] = q
+    delta = np.array([[part[int(row[rep[c]])] for c in range(n_cls)]
+                      for row in np.asarray(automaton.delta)], dtype=np.int64)
+    return Automaton(delta=delta, symbols=automaton.symbols,
+                     states=[f"c{c}" for c in range(n_cls)],
+                     initial=part[automaton.initial], outputs=list(range(n_cls)),
+                     name=f"{automaton.name}/quotient")
+
+
+def _joint_codes(automaton: Automaton, parts: Sequence[Partition],
+                 comps: Sequence[CascadeUnits], budget: int
+                 ) -> tuple[list[np.ndarray], np.ndarray, int]:
+    """The joins and readout over the reached tuples of final prefix ids."""
+    assert automaton.initial is not None
+    n_sym = automaton.n_symbols
+    delta = [[int(x) for x in row] for row in np.asarray(automaton.delta)]
+    labels = automaton.output_ids
+    moves = [c.tab.moves for c in comps]
+    start = (tuple(c.tab.reached[0] for c in comps), automaton.initial)
+    state_of: dict[tuple[int, ...], int] = {start[0]: automaton.initial}
+    seen = {start}
+    queue = deque([start])
+    while queue:
+        tup, q = queue.popleft()
+        for sym in range(n_sym):
+            nxt = (tuple(m[(f, sym)] for m, f in zip(moves, tup)), delta[sym][q])  # type: ignore[index]
+            if nxt in seen:
+                continue
+            if len(seen) * n_sym > budget:
+                raise CascadeTooLarge(f"the product cascade of this {automaton.n_states}-state "
+                                      f"automaton reaches more than {budget // n_sym:,} "
+                                      f"component tuples, beyond the budget of {budget:,} "
+                                      f"steps (option max_steps)")
+            if state_of.setdefault(nxt[0], nxt[1]) != nxt[1]:
+                raise FsmnetError(f"product cascade: the tuple {nxt[0]} stands for states "
+                                  f"{state_of[nxt[0]]} and {nxt[1]}: the congruences' meet "
+                                  f"is not the identity")
+            seen.add(nxt)
+            queue.append(nxt)
+    # Each component's tuple decodes to the quotient state reached in lockstep
+    # (its own exploration checked that); check it for A's state too.
+    for tup, q in state_of.items():
+        for part, comp, f in zip(parts, comps, tup):
+            if comp.tab.states is None or comp.tab.states[f] != part[q]:
+                raise FsmnetError("product cascade: a component's coordinates do not "
+                                  "decode to the class of the automaton's state")
+    # Number the reached tuples as a trie over components (unreached entries 0).
+    finals = [c.rows[-1] for c in comps]
+    code = {tup: tup[0] for tup in state_of}
+    width = finals[0]
+    joins = []
+    for c in range(1, len(comps)):
+        if width * finals[c] > MAX_TABLE:
+            raise NotExpressible(f"product cascade: join {c} would have "
+                                 f"{width * finals[c]:,} entries")
+        join = np.zeros((width, finals[c]), dtype=np.int64)
+        ids: dict[tuple[int, int], int] = {}
+        for tup in state_of:
+            key = (code[tup], tup[c])
+            code[tup] = ids.setdefault(key, len(ids))
+            join[key] = code[tup]
+        joins.append(join)
+        width = len(ids)
+    readout = np.zeros(width, dtype=np.int64)
+    for tup, q in state_of.items():
+        readout[code[tup]] = int(labels[q])
+    return joins, readout, len(state_of)
+
+
+def product_network(automaton: Automaton, parts: Sequence[Partition], *,
+                    arch: str = "minmax-cascade", max_steps: int | None = None) -> Network:
+    """The product cascade of ``automaton`` over the congruences ``parts`` (their meet
+    must be the identity): a holonomy cascade per quotient, side by side."""
+    from fsmnet.constructions.minmax_holonomy import holonomy_spec
+
+    budget = MAX_STEPS if max_steps is None else max_steps
+    comps: list[CascadeUnits] = []
+    specs: list[CascadeSpec] = []
+    for part in parts:
+        q = quotient(automaton, part)
+        specs.append(holonomy_spec(q))
+        comps.append(cascade_units(specs[-1], q, arch=arch, prefix_index=True,
+                                   max_steps=budget, record_moves=True))
+    joins, readout, n_tuples = _joint_codes(automaton, parts, comps, budget)
+    # Units sorted by (level, component): a unit's level is its depth in its component.
+    order = sorted(((lv, c) for c, comp in enumerate(comps) for lv in range(len(comp.sizes))))
+    params: dict[str, np.ndarray] = {
+        "unit_level": np.array([lv for lv, _ in order], dtype=np.int64),
+        "unit_size": np.array([comps[c].sizes[lv] for lv, c in order], dtype=np.int64),
+        "unit_kind": np.array([comps[c].kinds[lv] for lv, c in order], dtype=np.int64),
+        "unit_component": np.array([c for _, c in order], dtype=np.int64),
+        "readout": readout,
+    }
+    for u, (lv, c) in enumerate(order):
+        params.update(unit_params(u, comps[c].tensors[lv]))
+        params[f"link{u}"] = comps[c].links[lv]
+    for c, join in enumerate(joins, start=1):
+        params[f"join{c}"] = join
+    kinds = [comps[c].kinds[lv] for lv, c in order]
+    sizes = [comps[c].sizes[lv] for lv, c in order]
+    facts: dict[str, Any] = {
+        "construction": "holonomy-product",
+        "levels": max(len(c.sizes) for c in comps),
+        "units": len(order),
+        "components": len(comps),
+        "component_states": [max(p) + 1 for p in parts],
+        "component_levels": [len(c.sizes) for c in comps],
+        "unit_sizes": sizes,
+        "unit_kinds": ["scalar" if kd == SCALAR_KIND else "matrix" for kd in kinds],
+        "state_size": sum(1 if kd == SCALAR_KIND else k for k, kd in zip(sizes, kinds)),
+        "reachable_coordinates": n_tuples,
+        "prefix_indexed": True,
+        "verified_product": True,
+        "holonomy_components": [s.facts.get("holonomy_components") for s in specs],
+    }
+    return Network(arch=arch, params=params, symbols=automaton.symbols,
+                   labels=automaton.labels, options=facts, name=automaton.name)
+
+
+def best_cascade(automaton: Automaton, *, arch: str, max_steps: int = MAX_STEPS,
+                 spec: CascadeSpec | None = None,
+                 spec_error: Exception | None = None) -> Network:
+    """The plain holonomy cascade, or the product cascade when that is smaller or the
+    plain one is beyond its budget (or its decomposition too large).
+
+    ``spec`` is the plain cascade's holonomy spec when the caller has it, and
+    ``spec_error`` the :class:`DecompositionTooLarge` when the caller's attempt
+    to build it failed (then only the product form is tried, and that error is
+    raised if it fails too).
+    """
+    from fsmnet.algebra.holonomy.skeleton import DecompositionTooLarge
+    from fsmnet.constructions.minmax_holonomy import holonomy_spec
+
+    plain: Network | None = None
+    failure: Exception | None = spec_error
+    if spec_error is None:
+        try:
+            spec = holonomy_spec(automaton) if spec is None else spec
+            plain = cascade_network(spec, automaton, arch=arch,
+                                    options={"construction": "holonomy"}, max_steps=max_steps)
+        except DecompositionTooLarge as exc:  # CascadeTooLarge included
+            failure = exc
+    if plain is not None and plain.options["reachable_coordinates"] <= (
+            PLAIN_IS_SMALL * automaton.n_states):
+        return plain
+    parts = factorization(automaton)
+    product: Network | None = None
+    if parts is not None:
+        try:
+            product = product_network(automaton, parts, arch=arch, max_steps=max_steps)
+        except (DecompositionTooLarge, NotExpressible):
+            if plain is None:
+                raise failure from None  # type: ignore[misc]
+    if product is not None and (plain is None or product.n_params < plain.n_params):
+        return product
+    if plain is None:
+        raise failure  # type: ignore[misc]
+    return plain
