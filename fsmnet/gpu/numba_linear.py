@@ -47,3 +47,91 @@ def run_linear(mats, readout, symbols, h, outputs):  # pragma: no cover - jitted
                     best = c
             outputs[t] = best
     return h
+
+
+# Label traces of a batch for the torch modules' no-gradient forward
+# (fsmnet.train.infer).  One kernel body, no helper calls: a call that passes
+# arrays costs reference counting even when inlined (10x here).  Reassociation and
+# contraction let the dot products vectorize (2x at H = 24); NaN and infinity keep
+# their IEEE meaning, so a diverging run gives the labels torch's argmax gives.
+DENSE, REAL_DIAG, COMPLEX_PAIRS, HOUSEHOLDER = 0, 1, 2, 3
+
+
+@njit(cache=True, nogil=True, fastmath={"reassoc", "contract", "nsz", "arcp"})
+def label_traces(kind, mats, ptr, idx, val, sparse, readout, r_ptr, r_idx, r_val, r_sparse,
+                 words, h0, labels):  # pragma: no cover - jitted
+    """labels[b, t] = first argmax of readout · h_t for t = 0..T, h_t = A[w_{t-1}] h_{t-1}
+    rescaled by max|h_t| (a positive factor: no argmax changes).
+
+    ``kind`` DENSE: ``mats`` (S, H, H), and when ``sparse`` the same matrices in
+    compressed rows: row i of A_s is ``val[s, k]`` at columns ``idx[s, k]`` for k in
+    ``ptr[s, i] .. ptr[s, i+1]-1`` (compiled networks' matrices are ~90% zeros).
+    REAL_DIAG: ``mats`` (S, 1, H) diagonals.  COMPLEX_PAIRS: ``mats`` (S, 2, H/2), the
+    pair (h[2k], h[2k+1]) times ``mats[s, 0, k] + i·mats[s, 1, k]``.  The readout
+    (C, H) likewise, with ``r_ptr`` (C + 1,), ``r_idx``/``r_val`` (nnz,).
+    HOUSEHOLDER: A_s = F_n ··· F_1, F_j = I − β k kᵀ with unit keys ``mats[s, j]``
+    (S, n, H) and β = ``val[s, j]``: 2nH a step instead of H² (DeltaNet/DeltaProduct).
+    """
+    batch, length = words.shape
+    size = h0.shape[0]
+    h = np.empty(size)
+    tmp = np.empty(size)
+    for b in range(batch):
+        for i in range(size):
+            tmp[i] = h0[i]
+        for t in range(length + 1):
+            if t > 0:
+                s = words[b, t - 1]
+                if kind == DENSE and sparse:
+                    for i in range(size):
+                        acc = 0.0
+                        for k in range(ptr[s, i], ptr[s, i + 1]):
+                            acc += val[s, k] * h[idx[s, k]]
+                        tmp[i] = acc
+                elif kind == DENSE:
+                    for i in range(size):
+                        acc = 0.0
+                        for j in range(size):
+                            acc += mats[s, i, j] * h[j]
+                        tmp[i] = acc
+                elif kind == REAL_DIAG:
+                    for i in range(size):
+                        tmp[i] = mats[s, 0, i] * h[i]
+                elif kind == HOUSEHOLDER:
+                    for i in range(size):
+                        tmp[i] = h[i]
+                    for j in range(mats.shape[1]):  # F_1 first
+                        d = 0.0
+                        for i in range(size):
+                            d += mats[s, j, i] * tmp[i]
+                        d *= val[s, j]
+                        for i in range(size):
+                            tmp[i] -= d * mats[s, j, i]
+                else:
+                    for k in range(size // 2):
+                        x, y = h[2 * k], h[2 * k + 1]
+                        c, d = mats[s, 0, k], mats[s, 1, k]
+                        tmp[2 * k] = c * x - d * y
+                        tmp[2 * k + 1] = d * x + c * y
+            scale = 0.0
+            for i in range(size):
+                scale = max(scale, abs(tmp[i]))
+            inv = 1.0 / scale if scale > 0.0 else 1.0
+            for i in range(size):
+                h[i] = tmp[i] * inv
+            best = 0
+            best_score = -np.inf
+            for c in range(readout.shape[0]):
+                acc = 0.0
+                if r_sparse:
+                    for k in range(r_ptr[c], r_ptr[c + 1]):
+                        acc += r_val[k] * h[r_idx[k]]
+                else:
+                    for j in range(size):
+                        acc += readout[c, j] * h[j]
+                # torch.argmax takes the first NaN as the largest; so does this.
+                if acc > best_score or (acc != acc and best_score == best_score):
+                    best_score = acc
+                    best = c
+            labels[b, t] = best
+    return labels

@@ -1,16 +1,23 @@
-"""Label traces of dense linear recurrences without autograd (what ``forward`` runs on a CPU).
+"""Label traces of the linear recurrences without autograd (what ``forward`` runs on a CPU).
 
 ``module(words)`` (the label index after every prefix, what ``Network.to_torch()``
-users call) needs no gradient, so the recurrence h_t = A[x_t] h_{t-1} can run
-with two preallocated ops per step: one GEMM of the state with every symbol's
-matrix, (B, H) × (H, S·H), and one ``index_select`` of each row's symbol.  The
-state is rescaled only every k steps, with k chosen so that nothing can leave
-float range in between: with M = max(1, max_s ‖A_s‖_∞), every entry after j
-unscaled steps from a state of max-norm 1 is at most M^j, so M^k ≤ 10^30 rules
-out overflow; a block whose end state is below 10^-30·M^k anywhere may have passed
-through tiny values, and is run again with the per-step rescale of the step loop.
-The readout is then one GEMM over all positions; every rescale is by a positive
-factor, so no argmax changes.
+users call) needs no gradient, so it need not go through torch ops at all: a torch
+op costs ~5 µs of dispatch whatever its size, and a step of the recurrence is two
+of them (~11 µs at H ≤ 24), while the arithmetic of a step is a mat-vec of
+nanoseconds.  :func:`cpu_labels` therefore hands the whole batch to the Numba
+kernels of :mod:`fsmnet.gpu.numba_linear`, which take each word through h_t =
+A[x_t] h_{t-1} in float64 (the precision of the module ``to_torch()`` returned
+before issue 12) with the rescale by max|h| and the readout's argmax inside the
+loop.  Every rescale is by a positive factor, so no argmax changes; ties go to the
+first label and NaN counts as largest, as in ``torch.argmax``.  Matrices with at
+most half their entries nonzero (compiled networks' are ~90% zeros) run in
+compressed rows; DeltaNet/DeltaProduct apply their Householder factors one by one
+when that is cheaper (2·n_h·H a step against H², or the nonzeros).
+
+The module's matrices (or diagonals) are derived from its parameters once and kept
+while no parameter changes: torch counts every in-place update of a tensor in its
+``_version`` (an optimizer step is one), a replaced parameter is another object,
+and the module's scalar settings (β_max, ...) are compared too.
 
 >>> import torch
 >>> mats = torch.tensor([[[0., 1.], [1., 0.]], [[1., 0.], [0., 1.]]])
@@ -20,75 +27,152 @@ tensor([[0, 1, 1, 0]])
 
 from __future__ import annotations
 
-import math
+from typing import Any
 
+import numpy as np
 import torch
 
 Tensor = torch.Tensor
-_RANGE = 1e30
 
 
-def rescale_period(mats: Tensor, limit: int = 16) -> tuple[int, float]:
-    """(k, M): steps between rescales and the growth bound per step."""
-    grow = max(1.0, float(mats.detach().abs().sum(dim=-1).amax())) if mats.numel() else 1.0
-    if not math.isfinite(grow):
-        return 1, grow
-    k = limit if grow == 1.0 else int(math.log(_RANGE) / math.log(grow) + 1e-9)
-    return max(1, min(limit, k)), grow
+def _f64(x: Tensor) -> np.ndarray:
+    return np.ascontiguousarray(x.detach().to(torch.float64).cpu().numpy())
 
 
-def dense_states(mats: Tensor, words: Tensor, h0: Tensor) -> Tensor:
-    """States (T + 1, B, H) of h_t = A[x_t] h_{t-1}, each up to a positive factor."""
-    # Flush subnormals to zero meanwhile: float32 products of near-zero matrix entries
-    # (Householder noise ~1e-22) land below 1.2e-38 in the every-symbol GEMM, and each
-    # such value costs a microcode assist (symmetric:4 deltaproduct: 1.6x slower).
-    # Only values under 1.2e-38 (of a max-norm-1 state) change; restored to torch's
-    # default (off) after.
-    flushed = torch.set_flush_denormal(True)
-    try:
-        return _dense_states(mats, words, h0)
-    finally:
-        if flushed:
-            torch.set_flush_denormal(False)
+def _tokens(words: Tensor, n_symbols: int) -> np.ndarray:
+    # The kernels index without bounds checks: check here, as torch's gather would.
+    tokens = np.ascontiguousarray(words.detach().cpu().numpy(), dtype=np.int64)
+    if tokens.ndim != 2:
+        raise ValueError(f"words must be (batch, length) token ids, got shape {tokens.shape}")
+    if tokens.size and (tokens.min() < 0 or tokens.max() >= n_symbols):
+        bad = tokens[(tokens < 0) | (tokens >= n_symbols)][0]
+        raise IndexError(f"token id {int(bad)} out of range for {n_symbols} symbols")
+    return tokens
 
 
-def _dense_states(mats: Tensor, words: Tensor, h0: Tensor) -> Tensor:
-    n_sym, hidden, _ = mats.shape
-    batch, length = words.shape
-    with torch.no_grad():
-        fwd = mats.permute(2, 0, 1).reshape(hidden, n_sym * hidden)
-        rows = (torch.arange(batch, device=words.device) * n_sym)[None, :] + words.T.to(
-            torch.int64)
-        states = mats.new_empty(length + 1, batch, hidden)
-        states[0] = h0 / h0.abs().amax().clamp_min(1e-30)  # max-norm 1: the bound's start
-        every = mats.new_empty(batch, n_sym * hidden)
-        flat = every.view(batch * n_sym, hidden)
-        period, grow = rescale_period(mats)
-        start = 0
-        while start < length:
-            end = min(length, start + period)
-            for t in range(start, end):
-                torch.mm(states[t], fwd, out=every)
-                torch.index_select(flat, 0, rows[t], out=states[t + 1])
-            scale = states[end].abs().amax(dim=1, keepdim=True)
-            low = float(scale.min())
-            if not (math.isfinite(float(scale.max())) and low >= grow ** (end - start) / _RANGE):
-                # Possibly out of range in between (or a zero state): redo step by step.
-                for t in range(start, end):
-                    torch.mm(states[t], fwd, out=every)
-                    nxt = states[t + 1]
-                    torch.index_select(flat, 0, rows[t], out=nxt)
-                    nxt.div_(nxt.abs().amax(dim=1, keepdim=True).clamp_min_(1e-30))
-            else:
-                states[end].div_(scale)
-            start = end
-        return states
+def _rows(dense: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """Compressed rows of (..., R, H) matrices, and whether they pay: at most half the
+    entries nonzero (a sparse row costs an index load per entry, and does not vectorize)."""
+    flat = dense.reshape(-1, *dense.shape[-2:])
+    nnz = flat != 0
+    counts = nnz.sum(axis=2)  # (M, R)
+    ptr = np.zeros((flat.shape[0], flat.shape[1] + 1), dtype=np.int64)
+    np.cumsum(counts, axis=1, out=ptr[:, 1:])
+    width = max(1, int(ptr[:, -1].max()))
+    idx = np.zeros((flat.shape[0], width), dtype=np.int64)
+    val = np.zeros((flat.shape[0], width))
+    for m in range(flat.shape[0]):
+        rows, cols = np.nonzero(nnz[m])  # row-major: rows ascending, as ptr counts them
+        idx[m, : len(cols)] = cols
+        val[m, : len(cols)] = flat[m, rows, cols]
+    shape = dense.shape[:-2]
+    return (ptr.reshape(*shape, -1), idx.reshape(*shape, -1), val.reshape(*shape, -1),
+            bool(2 * nnz.sum() <= nnz.size))
+
+
+def _readout_arrays(h0: Tensor, readout: Tensor) -> dict[str, Any]:
+    r = _f64(readout)
+    r_ptr, r_idx, r_val, r_sparse = _rows(r)
+    return {"h0": _f64(h0), "readout": r, "r_ptr": r_ptr, "r_idx": r_idx, "r_val": r_val,
+            "r_sparse": r_sparse}
+
+
+def _step_cost(arrays: dict[str, Any]) -> int:
+    """Multiply-adds of a step of the product form (a row's overhead counted as one)."""
+    n_sym, size = arrays["mats"].shape[:2]
+    if arrays["sparse"]:
+        return int(arrays["ptr"][:, -1].sum()) // n_sym + size
+    return size * size
+
+
+def _run(arrays: dict[str, Any], tokens: np.ndarray) -> Tensor:
+    from fsmnet.gpu import numba_linear
+
+    labels = np.empty((tokens.shape[0], tokens.shape[1] + 1), dtype=np.int64)
+    a = arrays
+    numba_linear.label_traces(a["kind"], a["mats"], a["ptr"], a["idx"], a["val"], a["sparse"],
+                              a["readout"], a["r_ptr"], a["r_idx"], a["r_val"], a["r_sparse"],
+                              tokens, a["h0"], labels)
+    return torch.from_numpy(labels)
+
+
+def _dense_arrays(mats: Tensor, h0: Tensor, readout: Tensor) -> dict[str, Any]:
+    from fsmnet.gpu.numba_linear import DENSE
+
+    m = _f64(mats)
+    ptr, idx, val, sparse = _rows(m)
+    return {"kind": DENSE, "mats": m, "ptr": ptr, "idx": idx, "val": val, "sparse": sparse,
+            **_readout_arrays(h0, readout)}
+
+
+def _householder_arrays(keys: Tensor, betas: Tensor, h0: Tensor,
+                        readout: Tensor) -> dict[str, Any]:
+    from fsmnet.gpu.numba_linear import HOUSEHOLDER
+
+    k = keys.detach().to(torch.float64).cpu()
+    k = k / k.norm(dim=-1, keepdim=True).clamp_min(1e-30)  # as the module normalizes
+    none = np.zeros((1, 1), dtype=np.int64)
+    return {"kind": HOUSEHOLDER, "mats": _f64(k), "ptr": none, "idx": none, "val": _f64(betas),
+            "sparse": False, **_readout_arrays(h0, readout)}
+
+
+def _diag_arrays(log_mod: Tensor, phase: Tensor, pairs: bool, h0: Tensor,
+                 readout: Tensor) -> dict[str, Any]:
+    from fsmnet.gpu.numba_linear import COMPLEX_PAIRS, REAL_DIAG
+
+    mod = torch.exp(log_mod.detach().to(torch.float64).cpu())
+    ph = phase.detach().to(torch.float64).cpu()
+    if pairs:
+        kind, mats = COMPLEX_PAIRS, _f64(torch.stack([mod * torch.cos(ph), mod * torch.sin(ph)], 1))
+    else:  # real channels: the phase holds the signs
+        kind, mats = REAL_DIAG, _f64((mod * ph)[:, None, :])
+    none = np.zeros((1, 1), dtype=np.int64)
+    return {"kind": kind, "mats": mats, "ptr": none, "idx": none, "val": np.zeros((1, 1)),
+            "sparse": False, **_readout_arrays(h0, readout)}
 
 
 def dense_labels(mats: Tensor, words: Tensor, h0: Tensor, readout: Tensor) -> Tensor:
-    """argmax(readout · h_t) after every prefix, (B, T + 1) int64 (ties: the first label)."""
-    with torch.no_grad():
-        states = dense_states(mats, words, h0)
-        scores = states.view(-1, states.shape[-1]) @ readout.T
-        return scores.argmax(dim=-1).view(states.shape[0], -1).T
+    """argmax(readout · h_t) after every prefix of h_t = A[x_t] h_{t-1}, (B, T + 1) int64."""
+    return _run(_dense_arrays(mats, h0, readout), _tokens(words, mats.shape[0]))
 
+
+def diag_labels(log_mod: Tensor, phase: Tensor, complex_pairs: bool, words: Tensor,
+                h0: Tensor, readout: Tensor) -> Tensor:
+    """The same for the diagonal recurrence of :func:`fsmnet.train.scan.diag_loop`."""
+    arrays = _diag_arrays(log_mod, phase, complex_pairs, h0, readout)
+    return _run(arrays, _tokens(words, log_mod.shape[0]))
+
+
+def cpu_labels(module: Any, words: Tensor) -> Tensor:
+    """``module(words)`` of a :class:`fsmnet.train.modules_linear.LinearRNN` on a CPU.
+
+    >>> from fsmnet.train import convert
+    >>> m = convert.build("bilinear-full", 2, 2, 3)
+    >>> w = torch.tensor([[0, 1, 1], [1, 0, 0]])
+    >>> bool(torch.equal(cpu_labels(m, w), m.logits(w, fast=False).argmax(-1)))
+    True
+    """
+    params = list(module.parameters())
+    versions = [p._version for p in params]
+    settings = {k: v for k, v in vars(module).items() if isinstance(v, (bool, int, float))}
+    cached = getattr(module, "_fsmnet_infer_cache", None)
+    # The cache holds the parameter objects themselves: compared by identity, a freed
+    # parameter's address reused by a new one (version 0 again) cannot pass for it.
+    if (cached is not None and len(cached[0]) == len(params)
+            and all(a is b for a, b in zip(cached[0], params))
+            and cached[1] == versions and cached[2] == settings):
+        arrays = cached[3]
+    else:
+        with torch.no_grad():
+            if module.diagonal:
+                log_mod, phase = module.log_phase()
+                arrays = _diag_arrays(log_mod, phase, module.complex_pairs, module.h0,
+                                      module.readout)
+            else:
+                arrays = _dense_arrays(module.matrices(), module.h0, module.readout)
+                factors = module.householder()
+                if factors is not None and _step_cost(arrays) > 2 * factors[0][0].numel():
+                    keys, betas = factors
+                    arrays = _householder_arrays(keys, betas, module.h0, module.readout)
+        module._fsmnet_infer_cache = (params, versions, settings, arrays)
+    return _run(arrays, _tokens(words, module.n_symbols))

@@ -80,6 +80,11 @@ class LinearRNN(nn.Module):
         """(S, K) log-moduli and phases (diagonal classes)."""
         raise NotImplementedError
 
+    def householder(self) -> tuple[Tensor, Tensor] | None:
+        """(S, n, H) keys and (S, n) β when A(σ) = Π_j (I − β_j k̂_j k̂_jᵀ), F_1 first
+        (the no-gradient forward applies the factors, not their product), else None."""
+        return None
+
     def network_params(self) -> dict[str, np.ndarray]:
         """The architecture's tensors in fsmnet's file format (float64)."""
         raise NotImplementedError
@@ -123,9 +128,10 @@ class LinearRNN(nn.Module):
     def forward(self, words: Tensor) -> Tensor:
         """Label index after every prefix, (B, T + 1) int64."""
         with torch.no_grad():
-            if not self.diagonal and not words.is_cuda:
-                # No gradient needed: the leaner loop of fsmnet.train.infer.
-                return infer.dense_labels(self.matrices(), words, self.h0, self.readout)
+            if not words.is_cuda and not self.h0.is_cuda:
+                # No gradient needed: the whole recurrence in one Numba loop per word
+                # (fsmnet.train.infer.cpu_labels).
+                return infer.cpu_labels(self, words)
             return self.logits(words).argmax(dim=-1)
 
     # files --------------------------------------------------------------
@@ -278,6 +284,9 @@ class DeltaProduct(LinearRNN):
 
     def betas(self) -> Tensor:
         return self.beta_max * torch.sigmoid(self.b)
+
+    def householder(self) -> tuple[Tensor, Tensor]:
+        return self.keys, self.betas()
 
     def matrices(self) -> Tensor:
         k = self.keys / self.keys.norm(dim=-1, keepdim=True).clamp_min(1e-30)
