@@ -58,36 +58,39 @@ DENSE, REAL_DIAG, COMPLEX_PAIRS, HOUSEHOLDER = 0, 1, 2, 3
 
 
 @njit(cache=True, nogil=True, fastmath={"reassoc", "contract", "nsz", "arcp"})
-def label_traces(kind, mats, ptr, idx, val, sparse, readout, r_ptr, r_idx, r_val, r_sparse,
-                 words, h0, labels):  # pragma: no cover - jitted
+def label_traces(kind, mats, e_idx, e_val, ell, readout, r_idx, r_val, r_ell, words, h0,
+                 labels):  # pragma: no cover - jitted
     """labels[b, t] = first argmax of readout · h_t for t = 0..T, h_t = A[w_{t-1}] h_{t-1}
     rescaled by max|h_t| (a positive factor: no argmax changes).
 
-    ``kind`` DENSE: ``mats`` (S, H, H), and when ``sparse`` the same matrices in
-    compressed rows: row i of A_s is ``val[s, k]`` at columns ``idx[s, k]`` for k in
-    ``ptr[s, i] .. ptr[s, i+1]-1`` (compiled networks' matrices are ~90% zeros).
-    REAL_DIAG: ``mats`` (S, 1, H) diagonals.  COMPLEX_PAIRS: ``mats`` (S, 2, H/2), the
-    pair (h[2k], h[2k+1]) times ``mats[s, 0, k] + i·mats[s, 1, k]``.  The readout
-    (C, H) likewise, with ``r_ptr`` (C + 1,), ``r_idx``/``r_val`` (nnz,).
-    HOUSEHOLDER: A_s = F_n ··· F_1, F_j = I − β k kᵀ with unit keys ``mats[s, j]``
-    (S, n, H) and β = ``val[s, j]``: 2nH a step instead of H² (DeltaNet/DeltaProduct).
+    ``kind`` DENSE: ``mats`` (S, H, H); with ``ell`` the same matrices as K entries
+    per row (ELLPACK, k-major so the row loop is contiguous): row i of A_s is the sum
+    over k of ``e_val[s, k, i] · h[e_idx[s, k, i]]`` (padding has value 0).
+    Compiled networks' matrices have K = 1-4 nonzeros a row.  REAL_DIAG: ``mats``
+    (S, 1, H) diagonals.  COMPLEX_PAIRS: ``mats`` (S, 2, H/2), the pair
+    (h[2k], h[2k+1]) times ``mats[s, 0, k] + i·mats[s, 1, k]``.  HOUSEHOLDER:
+    A_s = F_n ··· F_1, F_j = I − β k kᵀ with unit keys ``mats[s, j]`` (S, n, H) and
+    β = ``e_val[s, 0, j]``: 2nH a step instead of H² (DeltaNet/DeltaProduct).  The
+    readout (C, H) likewise, ``r_idx``/``r_val`` (K_r, C) with ``r_ell``.
     """
     batch, length = words.shape
     size = h0.shape[0]
+    classes = readout.shape[0]
     h = np.empty(size)
     tmp = np.empty(size)
+    score = np.empty(classes)
     for b in range(batch):
         for i in range(size):
             tmp[i] = h0[i]
         for t in range(length + 1):
             if t > 0:
                 s = words[b, t - 1]
-                if kind == DENSE and sparse:
+                if kind == DENSE and ell:
                     for i in range(size):
-                        acc = 0.0
-                        for k in range(ptr[s, i], ptr[s, i + 1]):
-                            acc += val[s, k] * h[idx[s, k]]
-                        tmp[i] = acc
+                        tmp[i] = e_val[s, 0, i] * h[e_idx[s, 0, i]]
+                    for k in range(1, e_idx.shape[1]):
+                        for i in range(size):
+                            tmp[i] += e_val[s, k, i] * h[e_idx[s, k, i]]
                 elif kind == DENSE:
                     for i in range(size):
                         acc = 0.0
@@ -104,7 +107,7 @@ def label_traces(kind, mats, ptr, idx, val, sparse, readout, r_ptr, r_idx, r_val
                         d = 0.0
                         for i in range(size):
                             d += mats[s, j, i] * tmp[i]
-                        d *= val[s, j]
+                        d *= e_val[s, 0, j]
                         for i in range(size):
                             tmp[i] -= d * mats[s, j, i]
                 else:
@@ -115,23 +118,27 @@ def label_traces(kind, mats, ptr, idx, val, sparse, readout, r_ptr, r_idx, r_val
                         tmp[2 * k + 1] = d * x + c * y
             scale = 0.0
             for i in range(size):
-                scale = max(scale, abs(tmp[i]))
+                if abs(tmp[i]) > scale:
+                    scale = abs(tmp[i])
             inv = 1.0 / scale if scale > 0.0 else 1.0
             for i in range(size):
                 h[i] = tmp[i] * inv
-            best = 0
-            best_score = -np.inf
-            for c in range(readout.shape[0]):
-                acc = 0.0
-                if r_sparse:
-                    for k in range(r_ptr[c], r_ptr[c + 1]):
-                        acc += r_val[k] * h[r_idx[k]]
-                else:
+            if r_ell:
+                for c in range(classes):
+                    score[c] = r_val[0, c] * h[r_idx[0, c]]
+                for k in range(1, r_idx.shape[0]):
+                    for c in range(classes):
+                        score[c] += r_val[k, c] * h[r_idx[k, c]]
+            else:
+                for c in range(classes):
+                    acc = 0.0
                     for j in range(size):
                         acc += readout[c, j] * h[j]
+                    score[c] = acc
+            best = 0
+            for c in range(1, classes):
                 # torch.argmax takes the first NaN as the largest; so does this.
-                if acc > best_score or (acc != acc and best_score == best_score):
-                    best_score = acc
+                if score[c] > score[best] or (score[c] != score[c] and score[best] == score[best]):
                     best = c
             labels[b, t] = best
     return labels

@@ -9,10 +9,10 @@ kernels of :mod:`fsmnet.gpu.numba_linear`, which take each word through h_t =
 A[x_t] h_{t-1} in float64 (the precision of the module ``to_torch()`` returned
 before issue 12) with the rescale by max|h| and the readout's argmax inside the
 loop.  Every rescale is by a positive factor, so no argmax changes; ties go to the
-first label and NaN counts as largest, as in ``torch.argmax``.  Matrices with at
-most half their entries nonzero (compiled networks' are ~90% zeros) run in
-compressed rows; DeltaNet/DeltaProduct apply their Householder factors one by one
-when that is cheaper (2·n_h·H a step against H², or the nonzeros).
+first label and NaN counts as largest, as in ``torch.argmax``.  Matrices (and
+readouts) with at most H/2 nonzeros a row, compiled networks' have 1-4, run as K
+gathered entries a row (ELLPACK); DeltaNet/DeltaProduct apply their Householder
+factors one by one when that is cheaper (2·n_h·H a step against H², or 2KH).
 
 The module's matrices (or diagonals) are derived from its parameters once and kept
 while no parameter changes: torch counts every in-place update of a tensor in its
@@ -50,39 +50,34 @@ def _tokens(words: Tensor, n_symbols: int) -> np.ndarray:
     return tokens
 
 
-def _rows(dense: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
-    """Compressed rows of (..., R, H) matrices, and whether they pay: at most half the
-    entries nonzero (a sparse row costs an index load per entry, and does not vectorize)."""
+def _ell(dense: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
+    """(..., R, H) matrices as K entries a row, k-major: (..., K, R) column indices and
+    values (padding: column 0, value 0), and whether that pays: K ≤ H/2 (a gathered
+    entry costs about two of a dense, vectorized row)."""
     flat = dense.reshape(-1, *dense.shape[-2:])
     nnz = flat != 0
-    counts = nnz.sum(axis=2)  # (M, R)
-    ptr = np.zeros((flat.shape[0], flat.shape[1] + 1), dtype=np.int64)
-    np.cumsum(counts, axis=1, out=ptr[:, 1:])
-    width = max(1, int(ptr[:, -1].max()))
-    idx = np.zeros((flat.shape[0], width), dtype=np.int64)
-    val = np.zeros((flat.shape[0], width))
+    width = max(1, int(nnz.sum(axis=2).max()))
+    idx = np.zeros((flat.shape[0], width, flat.shape[1]), dtype=np.int64)
+    val = np.zeros((flat.shape[0], width, flat.shape[1]))
     for m in range(flat.shape[0]):
-        rows, cols = np.nonzero(nnz[m])  # row-major: rows ascending, as ptr counts them
-        idx[m, : len(cols)] = cols
-        val[m, : len(cols)] = flat[m, rows, cols]
-    shape = dense.shape[:-2]
-    return (ptr.reshape(*shape, -1), idx.reshape(*shape, -1), val.reshape(*shape, -1),
-            bool(2 * nnz.sum() <= nnz.size))
+        rows, cols = np.nonzero(nnz[m])
+        slot = np.arange(len(rows)) - np.searchsorted(rows, rows)  # k-th nonzero of its row
+        idx[m, slot, rows] = cols
+        val[m, slot, rows] = flat[m, rows, cols]
+    shape = (*dense.shape[:-2], width, flat.shape[1])
+    return idx.reshape(shape), val.reshape(shape), bool(2 * width <= flat.shape[2])
 
 
 def _readout_arrays(h0: Tensor, readout: Tensor) -> dict[str, Any]:
     r = _f64(readout)
-    r_ptr, r_idx, r_val, r_sparse = _rows(r)
-    return {"h0": _f64(h0), "readout": r, "r_ptr": r_ptr, "r_idx": r_idx, "r_val": r_val,
-            "r_sparse": r_sparse}
+    r_idx, r_val, r_ell = _ell(r)
+    return {"h0": _f64(h0), "readout": r, "r_idx": r_idx, "r_val": r_val, "r_ell": r_ell}
 
 
 def _step_cost(arrays: dict[str, Any]) -> int:
-    """Multiply-adds of a step of the product form (a row's overhead counted as one)."""
-    n_sym, size = arrays["mats"].shape[:2]
-    if arrays["sparse"]:
-        return int(arrays["ptr"][:, -1].sum()) // n_sym + size
-    return size * size
+    """Multiply-adds of a step of the product form (a gathered entry counted as two)."""
+    size = arrays["mats"].shape[1]
+    return 2 * arrays["e_idx"].shape[1] * size if arrays["ell"] else size * size
 
 
 def _run(arrays: dict[str, Any], tokens: np.ndarray) -> Tensor:
@@ -90,9 +85,9 @@ def _run(arrays: dict[str, Any], tokens: np.ndarray) -> Tensor:
 
     labels = np.empty((tokens.shape[0], tokens.shape[1] + 1), dtype=np.int64)
     a = arrays
-    numba_linear.label_traces(a["kind"], a["mats"], a["ptr"], a["idx"], a["val"], a["sparse"],
-                              a["readout"], a["r_ptr"], a["r_idx"], a["r_val"], a["r_sparse"],
-                              tokens, a["h0"], labels)
+    numba_linear.label_traces(a["kind"], a["mats"], a["e_idx"], a["e_val"], a["ell"],
+                              a["readout"], a["r_idx"], a["r_val"], a["r_ell"], tokens, a["h0"],
+                              labels)
     return torch.from_numpy(labels)
 
 
@@ -100,8 +95,8 @@ def _dense_arrays(mats: Tensor, h0: Tensor, readout: Tensor) -> dict[str, Any]:
     from fsmnet.gpu.numba_linear import DENSE
 
     m = _f64(mats)
-    ptr, idx, val, sparse = _rows(m)
-    return {"kind": DENSE, "mats": m, "ptr": ptr, "idx": idx, "val": val, "sparse": sparse,
+    e_idx, e_val, ell = _ell(m)
+    return {"kind": DENSE, "mats": m, "e_idx": e_idx, "e_val": e_val, "ell": ell,
             **_readout_arrays(h0, readout)}
 
 
@@ -111,9 +106,8 @@ def _householder_arrays(keys: Tensor, betas: Tensor, h0: Tensor,
 
     k = keys.detach().to(torch.float64).cpu()
     k = k / k.norm(dim=-1, keepdim=True).clamp_min(1e-30)  # as the module normalizes
-    none = np.zeros((1, 1), dtype=np.int64)
-    return {"kind": HOUSEHOLDER, "mats": _f64(k), "ptr": none, "idx": none, "val": _f64(betas),
-            "sparse": False, **_readout_arrays(h0, readout)}
+    return {"kind": HOUSEHOLDER, "mats": _f64(k), "e_idx": np.zeros((1, 1, 1), dtype=np.int64),
+            "e_val": _f64(betas)[:, None, :], "ell": False, **_readout_arrays(h0, readout)}
 
 
 def _diag_arrays(log_mod: Tensor, phase: Tensor, pairs: bool, h0: Tensor,
@@ -126,9 +120,8 @@ def _diag_arrays(log_mod: Tensor, phase: Tensor, pairs: bool, h0: Tensor,
         kind, mats = COMPLEX_PAIRS, _f64(torch.stack([mod * torch.cos(ph), mod * torch.sin(ph)], 1))
     else:  # real channels: the phase holds the signs
         kind, mats = REAL_DIAG, _f64((mod * ph)[:, None, :])
-    none = np.zeros((1, 1), dtype=np.int64)
-    return {"kind": kind, "mats": mats, "ptr": none, "idx": none, "val": np.zeros((1, 1)),
-            "sparse": False, **_readout_arrays(h0, readout)}
+    return {"kind": kind, "mats": mats, "e_idx": np.zeros((1, 1, 1), dtype=np.int64),
+            "e_val": np.zeros((1, 1, 1)), "ell": False, **_readout_arrays(h0, readout)}
 
 
 def dense_labels(mats: Tensor, words: Tensor, h0: Tensor, readout: Tensor) -> Tensor:
