@@ -26,6 +26,8 @@ FAST = ["--hidden", "4", "--steps", "60", "--batch", "16", "--lr", "0.05",
     ["parity", "--arch", "bilinear-full", "--steps", "0"],
     ["parity", "--arch", "bilinear-full", "--device", "tpu"],
     ["no-such-family:3", "--arch", "bilinear-full", "--steps", "1"],
+    ["parity", "--arch", "bilinear-full", "--plot", "acc.txt"],   # not a picture format
+    ["parity", "--arch", "bilinear-full", "--plot", "no/such/dir/acc.png"],  # before training
 ])
 def test_bad_options_exit_2_with_one_line(argv, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)

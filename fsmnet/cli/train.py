@@ -114,6 +114,16 @@ def _check(args: argparse.Namespace) -> dict[str, Any]:
     if args.arch in ("lstm", "minmax-cascade", "minmax-scalar") and (args.output or args.plot):
         raise FsmnetError(f"{args.arch}: a trained {args.arch} has no network form, so -o and "
                           f"--plot are not available")
+    if args.plot:
+        import os
+
+        from fsmnet.io import check_output
+
+        suffix = os.path.splitext(args.plot)[1].lower()
+        if suffix not in ("", ".png", ".svg", ".pdf"):
+            raise FsmnetError(f"--plot {args.plot}: the picture is written as PNG, SVG or PDF "
+                              f"by its suffix, not {suffix}")
+        check_output(args.plot)  # an unwritable place fails now, not after the training
     return options
 
 

@@ -12,6 +12,7 @@ import tempfile
 from collections.abc import Sequence
 from typing import Any
 
+from fsmnet.io import output_path
 from fsmnet.nets import Network
 
 PLOT_LENGTHS = (10, 100, 1_000, 10_000, 100_000, 1_000_000)
@@ -69,7 +70,11 @@ def plot_accuracy(curves: dict[str, dict[int, Any]], path: str, title: str) -> N
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
     fig.tight_layout()
-    tmp = path + ".tmp.png"
-    fig.savefig(tmp, dpi=120)
-    plt.close(fig)
-    os.replace(tmp, path)  # atomic: a reader never sees half a picture
+    # fsmnet.io's rules: atomic (a reader never sees half a picture), "-" for stdout,
+    # the file's format picked by its suffix (PNG without one).
+    fmt = os.path.splitext(path)[1].lstrip(".").lower() or "png"
+    try:
+        with output_path(path) as tmp:
+            fig.savefig(tmp, dpi=120, format=fmt)
+    finally:
+        plt.close(fig)
