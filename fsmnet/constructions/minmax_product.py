@@ -58,7 +58,11 @@ CONGRUENCE_STEPS = 20_000_000
 
 PLAIN_IS_SMALL = 4
 """A plain cascade reaching at most this many coordinate tuples per state is kept
-without looking for a factorization (chains, resets: nothing to gain)."""
+without looking for a factorization (chains, resets: little to gain) ..."""
+
+ALWAYS_SEARCH = 100
+"""... unless the automaton has at most this many states: then the congruence
+search costs under half a second (docs/performance.md) and is always tried."""
 
 
 def _meet(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...]:
@@ -248,8 +252,8 @@ def best_cascade(automaton: Automaton, *, arch: str, max_steps: int = MAX_STEPS,
                                     options={"construction": "holonomy"}, max_steps=max_steps)
         except DecompositionTooLarge as exc:  # CascadeTooLarge included
             failure = exc
-    if plain is not None and plain.options["reachable_coordinates"] <= (
-            PLAIN_IS_SMALL * automaton.n_states):
+    if plain is not None and automaton.n_states > ALWAYS_SEARCH and plain.options[
+            "reachable_coordinates"] <= PLAIN_IS_SMALL * automaton.n_states:
         return plain
     parts = factorization(automaton)
     product: Network | None = None

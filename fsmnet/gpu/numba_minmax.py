@@ -12,6 +12,10 @@ Paths
 ``levelwise``
     any cascade: the units level by level, each a three-phase chunked scan of
     its steps (:mod:`fsmnet.gpu.numba_levelwise`).
+
+Prefix-indexed cascades (links, format 2; components and joins, format 3)
+run on the links kernel of :mod:`fsmnet.gpu.numba_linked` (``sequential``) or
+on the NumPy level-by-level scans (``levelwise``).
 """
 
 from __future__ import annotations
@@ -45,7 +49,7 @@ class CascadePack:
     mR: np.ndarray
     ms: np.ndarray
     readout: np.ndarray  # (n_codes,) label per code
-    linked: bool = False  # prefix-indexed tables (format 2): no kernel takes them yet
+    linked: bool = False  # prefix-indexed tables (formats 2, 3): fsmnet.gpu.numba_linked
 
     @property
     def all_scalar(self) -> bool:
@@ -249,7 +253,7 @@ def evaluate_minmax(net: Any, arr: np.ndarray, *, outputs: str, start: Any, chun
         return (res if outputs == "all" else None), x, "sequential"
     pack = pack_cascade(net)
     if pack.linked:
-        return _linked(net, arr, outputs=outputs, start=start)
+        return _linked(net, arr, outputs=outputs, start=start, path=path)
     state = flat_state(pack, sem.initial_state(net, False) if start is None else start)
     if path == "auto":
         # A matrix unit's chunk summaries cost k^3 a symbol (sequential: k^2), so the
@@ -273,20 +277,32 @@ def evaluate_minmax(net: Any, arr: np.ndarray, *, outputs: str, start: Any, chun
     return (res if outputs == "all" else None), unflat_state(pack, state), path
 
 
-def _linked(net: Any, arr: np.ndarray, *, outputs: str,
-            start: Any) -> tuple[np.ndarray | None, Any, str]:
-    """A prefix-indexed cascade (format 2) on the NumPy evaluators: the kernels
-    above index controllers by mixed-radix codes only."""
+def _linked(net: Any, arr: np.ndarray, *, outputs: str, start: Any,
+            path: str) -> tuple[np.ndarray | None, Any, str]:
+    """A prefix-indexed cascade (formats 2 and 3): the links kernel of
+    :mod:`fsmnet.gpu.numba_linked` (``auto``, ``sequential``), or the NumPy
+    level-by-level scans (``levelwise``; the mixed-radix kernels above take no links)."""
+    from fsmnet.errors import SpecError
     from fsmnet.nets.minmax_cascade import levelwise_label_trace, levelwise_unit_traces
 
     sem = net.semantics
+    pack = pack_cascade(net)
+    res = np.empty(len(arr) if outputs == "all" else 0, dtype=np.int64)
+    if path in ("auto", "sequential"):
+        from fsmnet.gpu.numba_linked import run_linked
+
+        state = flat_state(pack, sem.initial_state(net, False) if start is None else start)
+        run_linked(net, arr, state, res)
+        return (res if outputs == "all" else None), unflat_state(pack, state), "sequential"
+    if path != "levelwise":
+        raise SpecError("unknown path for a MinMax cascade; use auto, sequential or levelwise",
+                        source="<evaluate>", field="path", value=path)
     if start is None:  # the level-by-level scans, vectorized over time
         traces = levelwise_unit_traces(net, arr)
         state = tuple(np.array(t[-1], dtype=np.float64).reshape(-1) for t in traces)
         labels = levelwise_label_trace(net, arr)[1:] if outputs == "all" else None
         return labels, state, "levelwise-numpy"
     state = tuple(np.array(x, dtype=np.float64) for x in start)
-    res = np.empty(len(arr) if outputs == "all" else 0, dtype=np.int64)
     for t, a in enumerate(arr):
         state = sem.step(net, state, int(a), False)
         if outputs == "all":

@@ -135,8 +135,17 @@ class CompiledCascade(nn.Module):
         self.params_np = {k: np.asarray(v) for k, v in params.items()}
         self.sizes = [int(k) for k in params["unit_size"]]
         self.kinds = [int(k) for k in params["unit_kind"]]
-        levels = [int(v) for v in params["unit_level"]]
-        self.above = [sum(1 for w in levels if w < lv) for lv in levels]
+        # Prefix links (format 2) and components with joins (format 3): the rows and
+        # the readout code as in fsmnet.nets.minmax_cascade (CascadeLayout).
+        from fsmnet.nets.minmax_cascade import CascadeLayout, join_names, link_names
+
+        self.layout = CascadeLayout(
+            params["unit_level"], params["unit_size"], params["unit_kind"],
+            [params[n] for n in link_names(params)], int(np.asarray(params["readout"]).size),
+            params.get("unit_component"), [params[n] for n in join_names(params)])
+        self.above = self.layout.above
+        self.links = [torch.tensor(np.array(x)) for x in self.layout.links or []]
+        self.joins = [torch.tensor(np.array(x)) for x in self.layout.joins]
         self.gates, self.sets, self.starts = (nn.ParameterList() for _ in range(3))
         self.domains = []
         for u, (k, kind) in enumerate(zip(self.sizes, self.kinds)):
@@ -154,11 +163,25 @@ class CompiledCascade(nn.Module):
         return [torch.clamp(torch.floor(x), 1, k).to(torch.int64) - 1 if kind == 0
                 else x.argmax(dim=-1) for x, k, kind in zip(state, self.sizes, self.kinds)]
 
-    def _code(self, coords: list[Tensor], count: int) -> Tensor:
-        code = torch.zeros_like(coords[0])
-        for j in range(count):
-            code = code * self.sizes[j] + coords[j]
-        return code
+    def _rows_and_code(self, coords: list[Tensor]) -> tuple[list[Tensor], Tensor]:
+        lay = self.layout
+        if lay.links is None and not lay.product:  # mixed radix, unit 0 most significant
+            prefix = [torch.zeros_like(coords[0])]
+            for j, c in enumerate(coords):
+                prefix.append(prefix[-1] * self.sizes[j] + c)
+            return [prefix[a] for a in self.above], prefix[-1]
+        links, joins = self.links, self.joins
+        chains = []
+        for members in lay.members:
+            pis = [torch.zeros_like(coords[0])]
+            for u in members:
+                pis.append(links[u][pis[-1], coords[u]])
+            chains.append(pis)
+        rows = [chains[c][self.above[u]] for u, c in enumerate(lay.components)]
+        code = chains[0][-1]
+        for c, join in enumerate(joins, start=1):
+            code = join[code, chains[c][-1]]
+        return rows, code
 
     def forward(self, words: Tensor) -> Tensor:
         words = words.to(torch.int64)
@@ -167,18 +190,20 @@ class CompiledCascade(nn.Module):
         state = [x0.expand(batch) if kind == 0 else x0.expand(batch, -1)
                  for x0, kind in zip(self.starts, self.kinds)]
         coords = self._coords(state)
-        out = [table[self._code(coords, len(coords))]]
+        rows, code = self._rows_and_code(coords)
+        out = [table[code]]
         for t in range(length):
             new = []
             for u, kind in enumerate(self.kinds):  # every controller reads t−1
-                row = words[:, t] * self.domains[u] + self._code(coords, self.above[u])
+                row = words[:, t] * self.domains[u] + rows[u]
                 gate, offset = self.gates[u][row], self.sets[u][row]
                 step = (torch.minimum(gate, state[u]) if kind == 0
                         else scan.maxmin_apply(gate, state[u]))
                 new.append(torch.maximum(step, offset))
             state = new
             coords = self._coords(state)
-            out.append(table[self._code(coords, len(coords))])
+            rows, code = self._rows_and_code(coords)
+            out.append(table[code])
         return torch.stack(out, dim=1)
 
     def to_params(self) -> dict[str, np.ndarray]:
