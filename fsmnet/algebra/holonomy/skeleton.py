@@ -17,13 +17,21 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from fsmnet.algebra.holonomy.orbit import (  # the orbit's helpers, re-exported from here
+    DecompositionTooLarge,
+    _byte_tables,  # noqa: F401
+    _table_image,  # noqa: F401
+    image_mask,
+    orbit,
+)
 from fsmnet.algebra.holonomy.tiling import tiles
-from fsmnet.errors import FsmnetError, SpecError
+from fsmnet.errors import SpecError
 
 Transformation = tuple[int, ...]
 """A map of ``0..n-1`` to itself as an image list: ``t[x]`` is ``x·t``."""
 
-__all__ = ["Skeleton", "Transformation", "build_skeleton", "mask_of", "members", "image_mask"]
+__all__ = ["ORBIT_LIMIT", "DecompositionTooLarge", "Skeleton", "Transformation", "build_skeleton",
+           "image_mask", "mask_of", "members"]
 
 
 def mask_of(points: Iterable[int]) -> int:
@@ -42,16 +50,6 @@ def members(mask: int) -> tuple[int, ...]:
         out.append(low.bit_length() - 1)
         mask ^= low
     return tuple(out)
-
-
-def image_mask(mask: int, t: Sequence[int]) -> int:
-    """The image ``P·t`` of the set ``P`` (a bitmask) under the map ``t``."""
-    out = 0
-    while mask:
-        low = mask & -mask
-        out |= 1 << t[low.bit_length() - 1]
-        mask ^= low
-    return out
 
 
 def _tile_key(mask: int) -> tuple[int, tuple[int, ...]]:
@@ -176,69 +174,6 @@ ORBIT_LIMIT = 1_000_000
 (decomposed in about 200 s and 2.3 GB); a random 100-state one ran out of 8 GB here."""
 
 
-class DecompositionTooLarge(FsmnetError):
-    """The orbit of image sets is beyond :data:`ORBIT_LIMIT`."""
-
-
-def _byte_tables(n: int, t: Transformation) -> list[list[int]]:
-    """``tables[j][v]``: the image under ``t`` of the points ``8j + b`` for the bits b of v."""
-    tables = []
-    for base in range(0, n, 8):
-        row = [0] * 256
-        for v in range(1, 256):
-            low = v & -v
-            x = base + low.bit_length() - 1
-            row[v] = row[v ^ low] | (1 << t[x] if x < n else 0)
-        tables.append(row)
-    return tables
-
-
-def _table_image(mask: int, tables: Sequence[Sequence[int]]) -> int:
-    """``image_mask`` by one look-up per 8 points: the orbit's hot loop for large sets."""
-    out = 0
-    j = 0
-    while mask:
-        out |= tables[j][mask & 255]
-        mask >>= 8
-        j += 1
-    return out
-
-
-def _orbit(n: int, gens: Sequence[Transformation]) -> tuple[list[int], dict[int, int],
-                                                            list[tuple[int, ...]],
-                                                            list[tuple[int, int] | None]]:
-    # Above 32 points the byte tables beat the loop over a set's members (sets
-    # of a few dozen points cost one look-up per 8 points instead of one
-    # bit_length per point).
-    tabled = [_byte_tables(n, t) for t in gens] if n > 32 else None
-    full = (1 << n) - 1
-    sets = [full]
-    index = {full: 0}
-    parent: list[tuple[int, int] | None] = [None]
-    succ: list[tuple[int, ...]] = []
-    queue = deque([0])
-    while queue:
-        i = queue.popleft()
-        row = []
-        for g, t in enumerate(gens):
-            img = image_mask(sets[i], t) if tabled is None else _table_image(sets[i], tabled[g])
-            j = index.get(img)
-            if j is None:
-                j = len(sets)
-                if j >= ORBIT_LIMIT:
-                    raise DecompositionTooLarge(
-                        f"holonomy: the orbit of image sets of this {n}-state semiautomaton "
-                        f"has more than {ORBIT_LIMIT:,} sets; the decomposition would need "
-                        f"hours and gigabytes (docs/performance.md), so it stops here")
-                index[img] = j
-                sets.append(img)
-                parent.append((i, g))
-                queue.append(j)
-            row.append(j)
-        succ.append(tuple(row))
-    return sets, index, succ, parent
-
-
 def _strong_components(succ: Sequence[Sequence[int]]) -> list[int]:
     """Component id of each vertex (Tarjan's algorithm, iterative)."""
     n = len(succ)
@@ -347,7 +282,7 @@ def build_skeleton(n_states: int, generators: Sequence[Sequence[int]]) -> Skelet
         If a generator is not a map of ``X`` to itself, or there are none.
     """
     gens = _validate(n_states, generators)
-    sets, index, succ, parent = _orbit(n_states, gens)
+    sets, index, succ, parent = orbit(n_states, gens, ORBIT_LIMIT)  # read now: tests patch it
     n_orbit = len(sets)
     comp = _strong_components(succ)
     # Singletons that are not images are classes of their own.
