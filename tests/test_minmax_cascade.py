@@ -125,7 +125,12 @@ def test_cascade_reproduces_families(family: str) -> None:
     net = compile_automaton(a, "minmax-cascade")
     assert net.labels == a.labels
     opts = net.options
-    assert opts["levels"] == len(opts["unit_sizes"]) and opts["state_size"] == net.hidden_size
+    # One unit per level; a product cascade (tests/test_minmax_product.py) runs
+    # its components' levels side by side.
+    assert opts["units"] == len(opts["unit_sizes"]) and opts["state_size"] == net.hidden_size
+    assert opts["levels"] == int(net.params["unit_level"].max()) + 1
+    if opts["construction"] != "holonomy-product":
+        assert opts["levels"] == opts["units"]
     rng = np.random.default_rng(11)
     for length in (0, 1, 2000):
         w = rng.integers(0, a.n_symbols, length)

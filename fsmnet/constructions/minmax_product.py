@@ -60,6 +60,11 @@ PLAIN_IS_SMALL = 4
 """A plain cascade reaching at most this many coordinate tuples per state is kept
 without looking for a factorization (chains, resets: little to gain) ..."""
 
+SMALL_DENSE = 1 << 16
+"""A plain cascade in mixed-radix form (file format 1) with at most this many
+parameters is kept: the CuPy and levelwise Numba kernels take only that form,
+and a product cannot be much smaller in absolute terms."""
+
 ALWAYS_SEARCH = 100
 """... unless the automaton has at most this many states: then the congruence
 search costs under half a second (docs/performance.md) and is always tried."""
@@ -233,7 +238,8 @@ def best_cascade(automaton: Automaton, *, arch: str, max_steps: int = MAX_STEPS,
                  spec: CascadeSpec | None = None,
                  spec_error: Exception | None = None) -> Network:
     """The plain holonomy cascade, or the product cascade when that is smaller or the
-    plain one is beyond its budget (or its decomposition too large).
+    plain one is beyond its budget (or its decomposition too large).  A small plain
+    cascade in mixed-radix form is kept as it is (:data:`SMALL_DENSE`).
 
     ``spec`` is the plain cascade's holonomy spec when the caller has it, and
     ``spec_error`` the :class:`DecompositionTooLarge` when the caller's attempt
@@ -252,6 +258,9 @@ def best_cascade(automaton: Automaton, *, arch: str, max_steps: int = MAX_STEPS,
                                     options={"construction": "holonomy"}, max_steps=max_steps)
         except DecompositionTooLarge as exc:  # CascadeTooLarge included
             failure = exc
+    if plain is not None and not plain.options["prefix_indexed"] and (
+            plain.n_params <= SMALL_DENSE):
+        return plain  # small mixed-radix tables: every device kernel takes them
     if plain is not None and automaton.n_states > ALWAYS_SEARCH and plain.options[
             "reachable_coordinates"] <= PLAIN_IS_SMALL * automaton.n_states:
         return plain
