@@ -1,11 +1,13 @@
 """Training benches (issue 12), baseline and fsmnet side by side in one process.
 
 1. One training step (forward, backward, Adam) at batch 64, length 64, H = 64:
-   the fast path (``logits(fast=True)``; on a CPU: the fused dense recurrence of
-   fsmnet.train.fused, the count-vector GEMM of fsmnet.train.commuting for the
-   diagonal classes) against the step-by-step torch loop of the same module
-   (``fast=False``: per step gather the matrices/diagonals, multiply, rescale).
-   Best of N back-to-back runs each, the two taking turns twice; wall and CPU time.
+   the fast path (what ``fsmnet.train.loop.train`` runs: the module's ``loss``, on a
+   CPU the fused dense recurrence of fsmnet.train.fused, the count-vector GEMM of
+   fsmnet.train.commuting for the diagonal classes, the loss one autograd node of
+   fsmnet.train.losses) against the step-by-step torch loop of the same module
+   (``logits(fast=False)``: per step gather the matrices/diagonals, multiply, rescale;
+   torch's cross-entropy).  The same fused Adam on both sides.  Best of N back-to-back
+   runs each, the two taking turns twice; wall and CPU time.
 2. A forward pass of a compiled network on 64 × 200 tokens: ``Network.to_torch()``
    against the float64 module ``to_torch()`` returned before issue 12 (kept
    verbatim below as ``OldLinearLoop``), called as its users called it (autograd
@@ -32,7 +34,7 @@ from timing import best  # noqa: E402
 
 import fsmnet  # noqa: E402
 from fsmnet.train import convert  # noqa: E402
-from fsmnet.train.loop import TrainConfig, train  # noqa: E402
+from fsmnet.train.loop import TrainConfig, adam_options, step_loss, train  # noqa: E402
 
 LINEAR = ["bilinear-full", "bilinear-cp", "bilinear-block", "bilinear-r2", "bilinear-real-diag",
           "bilinear-positive-diag", "deltaproduct", "deltanet", "fixed-point"]
@@ -98,9 +100,14 @@ def load() -> str:
 
 def training_step(module: torch.nn.Module, opt: torch.optim.Optimizer, words: torch.Tensor,
                   labels: torch.Tensor, fast: bool) -> None:
-    logits = module.logits(words, fast=fast)
-    loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]),
-                                             labels.reshape(-1))
+    """One step as ``fsmnet.train.loop.train`` takes it (``fast``: the module's fused
+    ``loss`` where it has one), or the step loop's logits with torch's cross-entropy."""
+    if fast:
+        loss = step_loss(module, words, labels)
+    else:
+        logits = module.logits(words, fast=False)
+        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]),
+                                                 labels.reshape(-1))
     opt.zero_grad()
     loss.backward()
     opt.step()
@@ -116,7 +123,8 @@ def bench_step(arch: str, hidden: int, batch: int, length: int, repeat: int,
 
     torch.manual_seed(0)
     module = convert.build(arch, 3, 3, hidden)
-    opt = torch.optim.Adam(module.parameters(), lr=1e-3)
+    # One optimizer for both sides, the trainer's (fused Adam on a CPU).
+    opt = torch.optim.Adam(module.parameters(), lr=1e-3, **adam_options("cpu"))
     words = torch.randint(0, 3, (batch, length))
     labels = torch.randint(0, 3, (batch, length + 1))
     loop, fast = timed(repeat, (training_step, module, opt, words, labels, False),

@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 import torch
 
 Tensor = torch.Tensor
@@ -51,14 +52,26 @@ def distinct_counts(words: Tensor, n_symbols: int, dedupe: bool | None = None
     base = length + 1
     if dedupe is None:
         dedupe = torch.is_grad_enabled() or dedupe_pays(batch, length, n_symbols)
-    if dedupe and n_symbols * base.bit_length() <= 62:
-        # Exact integer key Σ_s c_s·base^s (counts are < base), summed along the word
-        # straight from the symbols; a 1-D unique is far cheaper than one over rows.
-        radix = base ** torch.arange(n_symbols, device=words.device, dtype=torch.int64)
-        keys = torch.zeros(batch, base, dtype=torch.int64, device=words.device)
-        torch.cumsum(radix[words], dim=1, out=keys[:, 1:])
-        uniq, inverse = torch.unique(keys, return_inverse=True)
-        return (uniq[:, None] // radix) % base, inverse
+    bits = max(1, length.bit_length())  # a count is at most T
+    if dedupe and n_symbols * bits <= 62:
+        # Exact integer key Σ_s c_s·2^(bits·s), summed along the word straight from the
+        # symbols; decoded by shifts and masks (int64 // and % cost 3x more).  Prefixes of
+        # different lengths never share a count vector (Σ_s c_s = t), so the distinct keys
+        # are found per length: one batched sort of (T + 1) rows of B keys, 2-3x cheaper
+        # than one sort of all B·(T + 1).
+        dev = words.device
+        shifts = bits * torch.arange(n_symbols, device=dev, dtype=torch.int64)
+        keys = torch.zeros(base, batch, dtype=torch.int64, device=dev)
+        torch.cumsum(torch.bitwise_left_shift(1, shifts)[words.T], dim=0, out=keys[1:])
+        ordered, perm = keys.sort(dim=1)
+        first = torch.ones(base, batch, dtype=torch.bool, device=dev)
+        torch.ne(ordered[:, 1:], ordered[:, :-1], out=first[:, 1:])
+        ids = first.view(-1).cumsum(0).sub_(1).view(base, batch)
+        inverse = torch.empty(batch, base, dtype=torch.int64, device=dev)
+        inverse.T.scatter_(1, perm, ids)  # written through the transpose: (B, T + 1) rows
+        uniq = ordered.view(-1)[first.view(-1)]
+        counts = torch.bitwise_right_shift(uniq[:, None], shifts).bitwise_and_((1 << bits) - 1)
+        return counts, inverse
     counts = torch.zeros(batch, base, n_symbols, dtype=torch.int64, device=words.device)
     if length:
         counts[:, 1:] = torch.nn.functional.one_hot(words, n_symbols).cumsum(1)
@@ -89,27 +102,29 @@ class _CountReadout(torch.autograd.Function):
     """unit(h) for count vectors, or its readout u·Rᵀ, with the backward written out.
 
     On a CPU each pass over the (D, H) states costs about as much as its arithmetic,
-    so the passes are what is minimized.  With u = h/‖h‖, g the gradient of u,
-    L_k = log|h_k| and a_k = angle(h_k): ∂/∂L_k = Σ_{parts of k} u·g − |u_k|² (u·g)
-    and ∂/∂a_k = u_re g_im − u_im g_re; the tables' gradients are [c, 1]ᵀ times those.
+    so the passes are what is minimized, and every big tensor is channel-major, (K, D)
+    with the D count vectors contiguous: reductions over channels and products with a
+    per-vector factor then run along contiguous rows (over rows of 64 channels they
+    cost 2-5x more).  With u = h/‖h‖, g the gradient of u, L_k = log|h_k| and
+    a_k = angle(h_k): ∂/∂L_k = Σ_{parts of k} u·g − |u_k|² (u·g) and
+    ∂/∂a_k = u_re g_im − u_im g_re; the tables' gradients are [c, 1]ᵀ times those.
     With the readout, g = g_logits·R, so the first term regroups as
-    Σ_c R_c,k · ([c, 1] ⊙ g_logits,c / ‖h‖)ᵀ h and the second as ([c, 1] ⊙ (u·g)/‖h‖²)ᵀ |h|²:
-    two GEMMs that only *read* the saved states (D × 4(S+1) and D × (S+1) left factors),
-    and the readout's own gradient is the ones-column block of the first.
+    Σ_c R_c,k · ([c, 1] ⊙ g_logits,c / ‖h‖) h and the second as ([c, 1] ⊙ (u·g)/‖h‖²) |h|²:
+    two GEMMs that only *read* the saved states ((S+1)·C × D and (S+1) × D left factors),
+    and the readout's own gradient is the ones-row block of the first.
     """
 
     @staticmethod
     def forward(ctx: Any, log_mod: Tensor, log0: Tensor, angles: Tensor | None,
                 angle0: Tensor | None, readout: Tensor | None, sign: Tensor | None,
-                c: Tensor, zero: Tensor | None, pattern: Tensor | None) -> Tensor:
-        ones = torch.ones(c.shape[0], 1, dtype=c.dtype, device=c.device)
-        c1 = torch.cat([c, ones], dim=1)  # the last column carries log|h0|
-        # Log-modulus of every channel (D, K): one GEMM with the counts.
-        total = c1 @ torch.cat([log_mod, log0[None]])
+                c1t: Tensor, zero: Tensor | None, pattern: Tensor | None,
+                label_major: bool) -> Tensor:
+        # c1t (S + 1, D): the counts and a row of ones, which carries log|h0| (and angle h0).
+        # Log-modulus of every channel (K, D): one GEMM with the counts.
+        total = torch.cat([log_mod, log0[None]]).T @ c1t
         if zero is not None:
-            total.masked_fill_(c @ zero > 0, float("-inf"))
-        top = total.amax(dim=1, keepdim=True)
-        top.masked_fill_(~torch.isfinite(top), 0.0)
+            total.masked_fill_(zero.T @ c1t[:-1] > 0, float("-inf"))
+        top = torch.nan_to_num_(total.amax(dim=0, keepdim=True), 0.0, 0.0, 0.0)
         total.sub_(top)
         # Channels below e^-40 (2^-57) of the largest are far under float32 resolution
         # (2^-23) in every readout; making them exactly 0 keeps the backward's products
@@ -119,73 +134,100 @@ class _CountReadout(torch.autograd.Function):
         mag = total.clamp_min_(_FLOOR).exp_()
         torch.threshold_(mag, _CUT, 0.0)
         sq = mag * mag
-        norm = sq.sum(dim=1, keepdim=True).sqrt_().clamp_min_(1e-30)
+        norm = sq.sum(dim=0, keepdim=True).sqrt_().clamp_min_(1e-30)  # (1, D)
+        ctx.complex = angles is not None
+        ctx.label_major = label_major
+        ctx.fold = None
         if angles is None:
-            if sign is not None:
-                mag.mul_(sign if pattern is None else torch.index_select(sign, 0, pattern))
+            if sign is not None and pattern is not None:
+                mag.mul_(torch.index_select(sign.T, 1, pattern))
+            elif sign is not None and readout is None:
+                mag.mul_(sign[:, None])
+            elif sign is not None:
+                # One sign row for every vector: it goes into the readout's columns,
+                # (mag ⊙ s)·Rᵀ = mag·(R ⊙ s)ᵀ, a (C, H) product instead of a (K, D) pass.
+                assert readout is not None
+                ctx.fold = sign
+                readout = readout * sign
             h = mag
         else:
             assert angle0 is not None
-            angle = c1 @ torch.cat([angles, angle0[None]])
-            h = torch.stack([mag * torch.cos(angle), mag * torch.sin(angle)], dim=-1).view(
-                c.shape[0], -1)
-        ctx.complex = angles is not None
+            angle = torch.cat([angles, angle0[None]]).T @ c1t
+            h = torch.stack([mag * torch.cos(angle), mag * torch.sin(angle)], dim=1).view(
+                -1, c1t.shape[1])  # rows 2k, 2k + 1: the real and imaginary part of pair k
         if readout is None:
             u = h.div_(norm)
-            ctx.save_for_backward(u, c1, None, None, None, None)
-            return u
-        logits = (h @ readout.T).div_(norm)
-        ctx.save_for_backward(h, c1, readout, logits, sq, norm)
-        return logits
+            ctx.save_for_backward(u, c1t, None, None, None, None)
+            return u.T
+        logits = torch.mm(readout, h).div_(norm)  # (C, D)
+        ctx.save_for_backward(h, c1t, readout, logits, sq, norm)
+        return logits if label_major else logits.T
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, ...]:  # type: ignore[override]
-        h, c1, readout, logits, sq, norm = ctx.saved_tensors
+        h, c1t, readout, logits, sq, norm = ctx.saved_tensors
+        none = (None,) * 5
         if readout is None:
-            return _unit_backward(ctx.complex, h, c1, grad)
-        n_cols, n_labels = c1.shape[1], grad.shape[1]
-        dot = torch.linalg.vecdot(logits, grad, dim=1).unsqueeze(1)  # u·g, C wide
-        left = (c1[:, :, None] * (grad / norm)[:, None, :]).view(c1.shape[0], -1)
-        first = (left.T @ h).view(n_cols, n_labels, -1)  # Σ_d c1 g_c/‖h‖ h
-        second = (c1 * (dot / (norm * norm))).T @ sq  # Σ_d c1 (u·g)/‖h‖² |h|²
-        grad_r = first[-1]  # the ones column: Σ_d g_c u
+            return (*_unit_backward(ctx.complex, h, c1t, grad.T), *none)
+        g = grad if ctx.label_major else grad.T.contiguous()  # (C, D)
+        n_rows, n_labels = c1t.shape[0], g.shape[0]
+        dot = (logits * g).sum(dim=0, keepdim=True)  # u·g per vector, (1, D)
+        left = (c1t[:, None, :] * (g / norm)[None]).view(n_rows * n_labels, -1)
+        first = (left @ h.T).view(n_rows, n_labels, -1)  # Σ_d c1 g_c/‖h‖ h
+        second = (c1t * (dot / (norm * norm))) @ sq.T  # Σ_d c1 (u·g)/‖h‖² |h|²
+        grad_r = first[-1]  # the ones row: Σ_d g_c u
         if not ctx.complex:
-            g_log = torch.einsum("sck,ck->sk", first, readout) - second
-            return g_log[:-1], g_log[-1], None, None, grad_r, None, None, None, None
-        f = first.view(n_cols, n_labels, -1, 2)
+            g_log = (first * readout).sum(dim=1) - second
+            if ctx.fold is not None:  # readout was R ⊙ s and h was mag: d/dR = s ⊙ d/d(R ⊙ s)
+                grad_r = grad_r * ctx.fold
+            return g_log[:-1], g_log[-1], None, None, grad_r, *none
+        f = first.view(n_rows, n_labels, -1, 2)
         r = readout.view(n_labels, -1, 2)
-        g_log = (torch.einsum("sck,ck->sk", f[..., 0], r[..., 0])
-                 + torch.einsum("sck,ck->sk", f[..., 1], r[..., 1]) - second)
-        g_ang = (torch.einsum("sck,ck->sk", f[..., 0], r[..., 1])
-                 - torch.einsum("sck,ck->sk", f[..., 1], r[..., 0]))
-        return g_log[:-1], g_log[-1], g_ang[:-1], g_ang[-1], grad_r, None, None, None, None
+        f_re, f_im, r_re, r_im = f[..., 0], f[..., 1], r[..., 0], r[..., 1]
+        g_log = (f_re * r_re + f_im * r_im).sum(dim=1) - second
+        g_ang = (f_re * r_im - f_im * r_re).sum(dim=1)
+        return g_log[:-1], g_log[-1], g_ang[:-1], g_ang[-1], grad_r, *none
 
 
-def _unit_backward(complex_pairs: bool, u: Tensor, c1: Tensor, grad: Tensor
+def _unit_backward(complex_pairs: bool, u: Tensor, c1t: Tensor, grad: Tensor
                    ) -> tuple[Tensor | None, ...]:
-    """Backward of the unit states themselves (no readout)."""
-    dot = torch.linalg.vecdot(u, grad, dim=1).unsqueeze(1)
+    """Backward of the unit states themselves (no readout), channel-major ``u`` and
+    ``grad`` (H, D): the gradients of log_mod, log0, angles, angle0 and (None) the
+    readout."""
+    dot = (u * grad).sum(dim=0, keepdim=True)
     if not complex_pairs:
-        both = c1.T @ torch.addcmul(grad, u, dot, value=-1.0).mul_(u)
-        return both[:-1], both[-1], None, None, None, None, None, None, None
-    pair, gp = u.view(u.shape[0], -1, 2), grad.reshape(u.shape[0], -1, 2)
-    re, im, g_re, g_im = pair[..., 0], pair[..., 1], gp[..., 0], gp[..., 1]
-    both = c1.T @ (re * g_re + im * g_im - (re * re + im * im) * dot)
-    ang = c1.T @ (re * g_im - im * g_re)
-    return both[:-1], both[-1], ang[:-1], ang[-1], None, None, None, None, None
+        both = c1t @ torch.addcmul(grad, u, dot, value=-1.0).mul_(u).T
+        return both[:-1], both[-1], None, None, None
+    pair, gp = u.view(-1, 2, u.shape[1]), grad.reshape(-1, 2, u.shape[1])
+    re, im, g_re, g_im = pair[:, 0], pair[:, 1], gp[:, 0], gp[:, 1]
+    both = c1t @ (re * g_re + im * g_im - (re * re + im * im) * dot).T
+    ang = c1t @ (re * g_im - im * g_re).T
+    return both[:-1], both[-1], ang[:-1], ang[-1], None
 
 
 def count_states(log_mod: Tensor, phase: Tensor, counts: Tensor, h0: Tensor,
-                 complex_pairs: bool, readout: Tensor | None = None) -> Tensor:
+                 complex_pairs: bool, readout: Tensor | None = None,
+                 label_major: bool = False) -> Tensor:
     """Unit states (D, H) for the count vectors ``counts`` (D, S), or with ``readout``
-    (C, H) their logits u·Rᵀ (D, C), computed in the same autograd node.
+    (C, H) their logits u·Rᵀ (D, C; (C, D) if ``label_major``), computed in the same
+    autograd node.
 
     ``log_mod``/``phase`` (S, K) as in :func:`fsmnet.train.scan.diag_loop`: the real
     case multiplies channel k by phase·exp(log_mod) (phase a sign, 0 allowed), the
     complex case channel pair k by exp(log_mod)·e^{i·phase}.  A log-modulus of −∞
     (a zero transition) zeroes its channel once the symbol has occurred.
     """
-    c = counts.to(log_mod.dtype)
+    c1t = torch.ones(counts.shape[1] + 1, counts.shape[0], dtype=log_mod.dtype,
+                     device=log_mod.device)
+    c1t[:-1] = counts.T
+    return _states(log_mod, phase, c1t, h0, complex_pairs, readout, label_major, counts, None)
+
+
+def _states(log_mod: Tensor, phase: Tensor, c1t: Tensor, h0: Tensor, complex_pairs: bool,
+            readout: Tensor | None, label_major: bool, counts: Tensor | None,
+            parity: Tensor | None) -> Tensor:
+    """:func:`count_states` from ``c1t`` (S + 1, D), the counts with a row of ones, and
+    either the integer ``counts`` or each vector's ``parity`` pattern Σ_s (c_s mod 2)·2^s."""
     dead = torch.isneginf(log_mod)
     if not complex_pairs:
         dead = dead | (phase == 0)
@@ -193,34 +235,73 @@ def count_states(log_mod: Tensor, phase: Tensor, counts: Tensor, h0: Tensor,
     if bool(dead.any()):
         # 0·(−∞) would be NaN in the product: take such channels out, mask them after.
         log_mod = log_mod.masked_fill(dead, 0.0)
-        zero = dead.to(c.dtype)
+        zero = dead.to(c1t.dtype)
     if complex_pairs:
         re0, im0 = h0[0::2], h0[1::2]
         log0 = 0.5 * torch.log(re0 * re0 + im0 * im0)
         out: Tensor = _CountReadout.apply(log_mod, log0, phase, torch.atan2(im0, re0), readout,
-                                          None, c, zero, None)
+                                          None, c1t, zero, None, label_major)
         return out
-    sign, pattern = _signs(phase.detach(), torch.sign(h0).detach(), counts)
-    out = _CountReadout.apply(log_mod, torch.log(h0.abs()), None, None, readout, sign, c, zero,
-                              pattern)
+    sign, pattern = _signs(phase.detach(), torch.sign(h0).detach(), counts, parity, c1t)
+    out = _CountReadout.apply(log_mod, torch.log(h0.abs()), None, None, readout, sign, c1t,
+                              zero, pattern, label_major)
     return out
 
 
-def _signs(phase: Tensor, sign0: Tensor, counts: Tensor) -> tuple[Tensor, Tensor | None]:
+_NUMPY = {torch.float32: np.float32, torch.float64: np.float64}
+
+
+def count_loss(log_mod: Tensor, phase: Tensor, words: Tensor, labels: Tensor, h0: Tensor,
+               complex_pairs: bool, readout: Tensor) -> Tensor:
+    """Mean cross-entropy of every prefix's label (``labels`` (B, T + 1) class ids), the
+    logits read out once per distinct count vector and the loss grouped by vector
+    (:func:`fsmnet.train.losses.grouped_cross_entropy`): no (N, C) gather, no log-softmax
+    over N rows.  On a CPU the distinct vectors and their label counts come from one
+    Numba kernel (:func:`fsmnet.train.kernels.count_table`).  The same function as the
+    cross-entropy of the step loop's logits."""
+    from fsmnet.train import losses
+
+    n_sym, n_labels = log_mod.shape[0], readout.shape[0]
+    bits = max(1, words.shape[1].bit_length())
+    if words.is_cuda or n_sym * bits > 62 or log_mod.dtype not in _NUMPY:
+        counts, inverse = distinct_counts(words, n_sym)
+        weights = losses.label_counts(inverse, labels, counts.shape[0], n_labels, log_mod.dtype)
+        zt = count_states(log_mod, phase, counts, h0, complex_pairs, readout, label_major=True)
+        return losses.grouped_cross_entropy(zt, weights, labels.numel())
+    from fsmnet.train import kernels
+
+    c1t, _, weights, parity = kernels.count_table(
+        words.to(torch.int64).contiguous().numpy(), labels.to(torch.int64).contiguous().numpy(),
+        n_sym, n_labels, bits, True, np.empty(0, _NUMPY[log_mod.dtype]))
+    zt = _states(log_mod, phase, torch.from_numpy(c1t), h0, complex_pairs, readout, True,
+                 None, torch.from_numpy(parity))
+    return losses.grouped_cross_entropy(zt, torch.from_numpy(weights), labels.numel())
+
+
+def _signs(phase: Tensor, sign0: Tensor, counts: Tensor | None, parity: Tensor | None,
+           c1t: Tensor) -> tuple[Tensor, Tensor | None]:
     """Channel signs of the real case: sign(h0)·Π_s sign(d_s)^{c_s} depends only on the
     parities of the counts, so it is a table over the 2^S parity patterns (one row
     pick per count vector instead of (D, K) integer arithmetic).  Returns the table
-    and each count vector's row (None: one row, sign(h0), for every vector)."""
+    and each count vector's row (None: one row, sign(h0), for every vector).  The
+    patterns are ``parity`` when given, else computed from ``counts`` (or ``c1t``)."""
     negative = phase < 0
     if not bool(negative.any()):
         return sign0, None
     n_sym = phase.shape[0]
-    odd = (counts & 1).to(torch.int64)
+    if counts is None and (parity is None or n_sym > 12):
+        counts = c1t[:-1].T.to(torch.int64)
     if n_sym <= 12:
         bits = torch.arange(1 << n_sym, device=phase.device)[:, None] >> torch.arange(
             n_sym, device=phase.device) & 1  # (2^S, S) every parity pattern
-        pattern = odd @ (1 << torch.arange(n_sym, device=phase.device))
+        if parity is None:
+            assert counts is not None
+            parity = (counts & 1).to(torch.int64) @ (1 << torch.arange(n_sym,
+                                                                        device=phase.device))
+        pattern = parity
     else:  # too many patterns: one per count vector
-        bits, pattern = odd, torch.arange(counts.shape[0], device=phase.device)
+        assert counts is not None
+        bits, pattern = (counts & 1).to(torch.int64), torch.arange(counts.shape[0],
+                                                                   device=phase.device)
     flips = (bits.to(phase.dtype) @ negative.to(phase.dtype)).to(torch.int64) & 1
     return sign0 * (1 - 2 * flips).to(phase.dtype), pattern

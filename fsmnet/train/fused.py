@@ -61,7 +61,7 @@ def _period(mats: Tensor, limit: int = 16) -> tuple[int, float]:
 
 class _SelectRecurrence(torch.autograd.Function):
     @staticmethod
-    def forward(ctx: Any, mats: Tensor, h0: Tensor, words: Tensor) -> Tensor:
+    def forward(ctx: Any, mats: Tensor, h0: Tensor, words: Tensor, by_block: bool) -> Tensor:
         m, n_sym, size, _ = mats.shape
         batch, length = words.shape
         # h @ fwd[g]: column s·b + i is (A_s h)_i; mu @ bwd[g]: column s·b + j is (A_sᵀ mu)_j.
@@ -106,8 +106,12 @@ class _SelectRecurrence(torch.autograd.Function):
                 last.div_(scale.clamp_min_(_EPS))
             t = end
         ctx.save_for_backward(mats, states, scales, rows, words)
+        ctx.by_block = by_block
         # A contiguous (B, T + 1, m, b) copy: the readout's reductions over the last axis
-        # run several times faster on it than on the strided view (measured).
+        # run several times faster on it than on the strided view (measured); by block,
+        # (m, T + 1, B, b): each block one contiguous matrix for a GEMM readout.
+        if by_block:
+            return states.permute(1, 0, 2, 3).contiguous()
         return states.permute(2, 0, 1, 3).contiguous()
 
     @staticmethod
@@ -116,7 +120,7 @@ class _SelectRecurrence(torch.autograd.Function):
         m, n_sym, size, _ = mats.shape
         length = rows.shape[0]
         batch = words.shape[0]
-        g = grad.permute(1, 2, 0, 3)  # (T + 1, m, B, b)
+        g = grad.permute(1, 0, 2, 3) if ctx.by_block else grad.permute(1, 2, 0, 3)  # (T+1, m, B, b)
         bwd = mats.permute(0, 2, 1, 3).reshape(m, size, n_sym * size)
         mu = mats.new_empty(length, m, batch, size)
         every = mats.new_empty(m, batch, n_sym * size)
@@ -146,14 +150,15 @@ class _SelectRecurrence(torch.autograd.Function):
                     grad_mats[:, s] = torch.bmm(mu_s[:, piece].transpose(1, 2),
                                                 prev_s[:, piece])
                 start += count
-        return grad_mats, grad_h0, None
+        return grad_mats, grad_h0, None, None
 
 
-def select_recurrence(mats: Tensor, words: Tensor, h0: Tensor) -> Tensor:
+def select_recurrence(mats: Tensor, words: Tensor, h0: Tensor, by_block: bool = False
+                      ) -> Tensor:
     """States (B, T + 1, m, b) of m independent recurrences h⁽ᵍ⁾_t = A_g[x_t] h⁽ᵍ⁾_{t-1},
-    each up to a positive factor per position.
+    each up to a positive factor per position; ``by_block``: laid out (m, T + 1, B, b).
 
     ``mats`` (m, S, b, b), ``words`` (B, T) integer symbol ids, ``h0`` (m, b).
     """
-    out: Tensor = _SelectRecurrence.apply(mats, h0, words.to(torch.int64))
+    out: Tensor = _SelectRecurrence.apply(mats, h0, words.to(torch.int64), by_block)
     return out

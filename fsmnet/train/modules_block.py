@@ -58,23 +58,54 @@ class BilinearBlock(nn.Module):
 
     def logits(self, words: Tensor, fast: bool = True) -> Tensor:
         words = words.to(torch.int64)
-        if fast and not words.is_cuda and len(set(self.sizes)) == 1 and len(self.sizes) > 1:
+        if fast and self._fused(words):
             return self._fused_logits(words)
         else:
             run = scan.dense_auto if fast else scan.dense_loop
             hs = [scan.unit(run(w, words, h)) for w, h in zip(self.W, self.h0)]
         return multilinear(self.readout, hs)
 
+    def _fused(self, words: Tensor) -> bool:
+        """The CPU's fused path: two or more blocks, all of one size."""
+        return not words.is_cuda and len(set(self.sizes)) == 1 and len(self.sizes) > 1
+
     def _fused_logits(self, words: Tensor) -> Tensor:
         """Every block in one recurrence (:func:`fsmnet.train.fused.select_recurrence`
         with the blocks stacked), so the CPU runs one sequential loop, not one per block;
         the readout is multilinear, so it reads the unnormalized blocks and divides the
-        C scores by the product of the block norms instead of normalizing every block."""
+        C scores by the product of the block norms instead of normalizing every block
+        (two blocks: one autograd node, :func:`fsmnet.train.pair_readout.pair_readout`)."""
         from fsmnet.train.fused import select_recurrence
 
+        if len(self.sizes) == 2:
+            zt = self._pair_scores(words)  # (C, N), positions (t, b)
+            return zt.view(zt.shape[0], words.shape[1] + 1, words.shape[0]).permute(2, 1, 0)
         h = select_recurrence(torch.stack(list(self.W)), words, torch.stack(list(self.h0)))
         norms = torch.linalg.vector_norm(h, dim=-1).clamp_min(1e-30).prod(dim=-1)
         return multilinear(self.readout, list(h.unbind(-2))) / norms[..., None]
+
+    def _pair_scores(self, words: Tensor) -> Tensor:
+        """Two equal blocks: label-major scores (C, (T + 1)·B), position (t, b) at column
+        t·B + b, through one recurrence laid out by block and one readout node."""
+        from fsmnet.train.fused import select_recurrence
+        from fsmnet.train.pair_readout import pair_readout
+
+        h = select_recurrence(torch.stack(list(self.W)), words, torch.stack(list(self.h0)),
+                              by_block=True)
+        return pair_readout(h.view(2, -1, self.sizes[0]), self.readout)
+
+    def loss(self, words: Tensor, labels: Tensor) -> Tensor:
+        """Mean cross-entropy of every prefix's label (``labels`` (B, T + 1)): the same
+        function as ``cross_entropy(logits(words))``, the loss one autograd node
+        (fsmnet.train.losses) and, for two equal blocks on a CPU, read from the
+        label-major scores without a transpose."""
+        from fsmnet.train import losses
+
+        words = words.to(torch.int64)
+        if self._fused(words) and len(self.sizes) == 2:
+            zt = self._pair_scores(words)
+            return losses.label_major_cross_entropy(zt, labels.T.reshape(-1))  # (t, b) order
+        return losses.cross_entropy(self.logits(words), labels)
 
     def forward(self, words: Tensor) -> Tensor:
         with torch.no_grad():

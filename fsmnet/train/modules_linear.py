@@ -125,6 +125,19 @@ class LinearRNN(nn.Module):
                 h, dim=-1, keepdim=True).clamp_min(1e-30)
         return self.states(words, fast) @ self.readout.T
 
+    def loss(self, words: Tensor, labels: Tensor) -> Tensor:
+        """Mean cross-entropy of every prefix's label, ``labels`` (B, T + 1) class ids: the
+        same function as ``cross_entropy(logits(words))``, in fewer passes (one autograd node
+        for the loss, fsmnet.train.losses; diagonal classes: grouped per distinct count
+        vector inside fsmnet.train.commuting, no gather of the logits)."""
+        from fsmnet.train import losses
+
+        if self.diagonal and torch.is_grad_enabled() and not words.is_cuda:
+            log_mod, phase = self.log_phase()
+            return commuting.count_loss(log_mod, phase, words.to(torch.int64), labels, self.h0,
+                                        self.complex_pairs, self.readout)
+        return losses.cross_entropy(self.logits(words), labels)
+
     def forward(self, words: Tensor) -> Tensor:
         """Label index after every prefix, (B, T + 1) int64."""
         with torch.no_grad():
