@@ -126,8 +126,63 @@ def test_product_cascade_is_proved_and_checked(name: str, tmp_path) -> None:
     assert load_network(path).header()["format_version"] == 3
     cert = tmp_path / "cert.json"
     result = verify(a, load_network(path), certificate=str(cert), network_path=str(path))
-    assert result.verdict == "proved"
+    assert result.verdict == "proved" and result.method == "cascade-components"
     assert check_against_network(json.loads(cert.read_text()), str(path)).startswith("valid")
+    # The second, independent route: the whole network's states close too.
+    from fsmnet.proofs.product import explore_product
+
+    assert explore_product(net, a).status == "closed"
+
+
+def test_forged_component_certificates_are_refused(tmp_path) -> None:
+    a, net = _compiled(SEQ)
+    cert_path = tmp_path / "cert.json"
+    assert verify(a, net, certificate=str(cert_path)).method == "cascade-components"
+    cert = json.loads(cert_path.read_text())
+    assert check_certificate(cert).startswith("valid: 3 components")
+
+    def refused(edit, match: str) -> None:
+        forged = json.loads(json.dumps(cert))
+        edit(forged)
+        with pytest.raises(CertificateError, match=match):
+            check_certificate(forged)
+
+    def flip_label(c: dict) -> None:
+        readout = c["network"]["model"]["readout"]
+        readout[0] = (readout[0] + 1) % len(net.labels)
+
+    def retarget(c: dict) -> None:  # pair 0 of component 1 steps elsewhere on symbol 0
+        rows = c["components"][1]["transitions"]
+        rows[0][0] = (rows[0][0] + 1) % len(rows)
+
+    def drop_last_pair(c: dict) -> None:  # the list is no longer closed
+        part = c["components"][2]
+        part["pairs"].pop()
+        part["transitions"].pop()
+
+    def other_start(c: dict) -> None:
+        part = c["components"][0]
+        part["pairs"][0][1] = (part["pairs"][0][1] + 1) % a.n_states
+
+    refused(flip_label, "readout gives")
+    refused(retarget, "target differs")
+    refused(drop_last_pair, "bad target")
+    refused(other_start, "pair 0")
+
+
+@pytest.mark.slow
+def test_sequences_4_with_3_tracks_is_proved_by_components(tmp_path) -> None:
+    # 125 states; the joint unit states number 48^3 = 110,592 (each 5-state track
+    # reaches 48 coordinate tuples), beyond the whole-network budget of 20,000.
+    a = load("sequences:4,tracks=3").minimal()
+    net = fsmnet.compile(a, "minmax-scalar")
+    assert net.options["components"] == 3
+    cert = tmp_path / "cert.json"
+    result = verify(a, net, certificate=str(cert))
+    assert result.verdict == "proved" and result.method == "cascade-components"
+    assert check_certificate(json.loads(cert.read_text())).startswith("valid")
+    word = np.random.default_rng(5).integers(0, a.n_symbols, 3_000)
+    assert np.array_equal(net.label_trace(word), _expected(a, word))
 
 
 def _code_after(net: Network, word: np.ndarray) -> int:

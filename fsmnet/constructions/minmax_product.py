@@ -13,15 +13,18 @@ on the same input, determines the state of A, hence its output:
 * each quotient gets its own holonomy cascade (:func:`holonomy_spec`), built
   by the same pipeline (:func:`cascade_units`, prefix-indexed), its units'
   controllers reading only the units of the same component;
-* the label is read from the tuple of the components' final prefix indices,
-  numbered over the tuples reached (a BFS of the components' own transition
-  tables beside A), through the joins of file format 3
-  (:mod:`fsmnet.nets.minmax_cascade`).
+* each component's last link sends a reached prefix straight to the
+  quotient state it decodes to, so a component's final prefix is its class;
+* the label is read from the tuple of classes through the joins of file
+  format 3 (:mod:`fsmnet.nets.minmax_cascade`): one code per state of A.
 
 Each component's exploration checks that its coordinates decode to the
-quotient state reached in lockstep, and the joint search checks that every
-reached tuple stands for one state of A; the verifier then proves the
-network on every word, like any cascade.  Congruences come from
+quotient state reached in lockstep, and the class tuples are checked to be
+distinct (the meet is the identity), so the network is right by
+construction; the verifier proves it independently, one component at a time
+(:mod:`fsmnet.proofs.cascade_components`), since the joint states of the
+units are the product of the components' and need not be explored.
+Congruences come from
 :func:`fsmnet.constructions.congruences.congruences` (the bilinear-block
 split's enumeration); when they give no proper factorization, nothing
 changes.  The product form is used when it is smaller than the plain cascade
@@ -30,7 +33,6 @@ or when the plain one is beyond its budget (:func:`best_cascade`).
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
@@ -45,7 +47,7 @@ from fsmnet.constructions.minmax_cascade import (
     cascade_units,
     unit_params,
 )
-from fsmnet.constructions.minmax_explore import MAX_STEPS, CascadeTooLarge
+from fsmnet.constructions.minmax_explore import MAX_STEPS
 from fsmnet.errors import FsmnetError, NotExpressible
 from fsmnet.nets import Network
 from fsmnet.nets.minmax_cascade import MAX_TABLE, SCALAR_KIND
@@ -124,64 +126,63 @@ def quotient(automaton: Automaton, part: Partition) -> Automaton:
                      name=f"{automaton.name}/quotient")
 
 
-def _joint_codes(automaton: Automaton, parts: Sequence[Partition],
-                 comps: Sequence[CascadeUnits], budget: int
-                 ) -> tuple[list[np.ndarray], np.ndarray, int]:
-    """The joins and readout over the reached tuples of final prefix ids."""
+def _reachable(automaton: Automaton) -> list[int]:
     assert automaton.initial is not None
-    n_sym = automaton.n_symbols
-    delta = [[int(x) for x in row] for row in np.asarray(automaton.delta)]
+    seen, stack = {automaton.initial}, [automaton.initial]
+    while stack:
+        q = stack.pop()
+        for row in np.asarray(automaton.delta):
+            if int(row[q]) not in seen:
+                seen.add(int(row[q]))
+                stack.append(int(row[q]))
+    return sorted(seen)
+
+
+def _class_links(comp: CascadeUnits) -> np.ndarray:
+    """The last link of a component, sending each reached prefix straight to the
+    quotient state it decodes to: the component's final prefix *is* its class.
+
+    The exploration checked, for every reached coordinate tuple, that it decodes
+    to the quotient state reached in lockstep, so this loses nothing; and it
+    makes the joined readout range over the classes, not over the (many more)
+    coordinate tuples: at most one code per state of the automaton.
+    """
+    assert comp.tab.states is not None
+    classes = np.zeros(comp.rows[-1], dtype=np.int64)
+    for full, state in comp.tab.states.items():
+        classes[full] = state
+    return classes[comp.links[-1]]
+
+
+def _joint_codes(automaton: Automaton, parts: Sequence[Partition]
+                 ) -> tuple[list[np.ndarray], np.ndarray]:
+    """The joins and readout over the class tuples of the reachable states."""
     labels = automaton.output_ids
-    moves = [c.tab.moves for c in comps]
-    start = (tuple(c.tab.reached[0] for c in comps), automaton.initial)
-    state_of: dict[tuple[int, ...], int] = {start[0]: automaton.initial}
-    seen = {start}
-    queue = deque([start])
-    while queue:
-        tup, q = queue.popleft()
-        for sym in range(n_sym):
-            nxt = (tuple(m[(f, sym)] for m, f in zip(moves, tup)), delta[sym][q])  # type: ignore[index]
-            if nxt in seen:
-                continue
-            if len(seen) * n_sym > budget:
-                raise CascadeTooLarge(f"the product cascade of this {automaton.n_states}-state "
-                                      f"automaton reaches more than {budget // n_sym:,} "
-                                      f"component tuples, beyond the budget of {budget:,} "
-                                      f"steps (option max_steps)")
-            if state_of.setdefault(nxt[0], nxt[1]) != nxt[1]:
-                raise FsmnetError(f"product cascade: the tuple {nxt[0]} stands for states "
-                                  f"{state_of[nxt[0]]} and {nxt[1]}: the congruences' meet "
-                                  f"is not the identity")
-            seen.add(nxt)
-            queue.append(nxt)
-    # Each component's tuple decodes to the quotient state reached in lockstep
-    # (its own exploration checked that); check it for A's state too.
-    for tup, q in state_of.items():
-        for part, comp, f in zip(parts, comps, tup):
-            if comp.tab.states is None or comp.tab.states[f] != part[q]:
-                raise FsmnetError("product cascade: a component's coordinates do not "
-                                  "decode to the class of the automaton's state")
-    # Number the reached tuples as a trie over components (unreached entries 0).
-    finals = [c.rows[-1] for c in comps]
-    code = {tup: tup[0] for tup in state_of}
+    states = _reachable(automaton)
+    tuples = {tuple(part[q] for part in parts): q for q in states}
+    if len(tuples) != len(states):
+        raise FsmnetError("product cascade: two states have the same classes in every "
+                          "congruence: their meet is not the identity")
+    finals = [max(part) + 1 for part in parts]
+    code = {tup: tup[0] for tup in tuples}
     width = finals[0]
     joins = []
-    for c in range(1, len(comps)):
+    for c in range(1, len(parts)):
         if width * finals[c] > MAX_TABLE:
             raise NotExpressible(f"product cascade: join {c} would have "
                                  f"{width * finals[c]:,} entries")
         join = np.zeros((width, finals[c]), dtype=np.int64)
         ids: dict[tuple[int, int], int] = {}
-        for tup in state_of:
+        for tup in tuples:  # numbered as a trie over the components (unreached: 0)
             key = (code[tup], tup[c])
             code[tup] = ids.setdefault(key, len(ids))
             join[key] = code[tup]
         joins.append(join)
         width = len(ids)
     readout = np.zeros(width, dtype=np.int64)
-    for tup, q in state_of.items():
+    for tup, q in tuples.items():
         readout[code[tup]] = int(labels[q])
-    return joins, readout, len(state_of)
+    return joins, readout
 
 
 def product_network(automaton: Automaton, parts: Sequence[Partition], *,
@@ -198,7 +199,7 @@ def product_network(automaton: Automaton, parts: Sequence[Partition], *,
         specs.append(holonomy_spec(q))
         comps.append(cascade_units(specs[-1], q, arch=arch, prefix_index=True,
                                    max_steps=budget, record_moves=True))
-    joins, readout, n_tuples = _joint_codes(automaton, parts, comps, budget)
+    joins, readout = _joint_codes(automaton, parts)
     # Units sorted by (level, component): a unit's level is its depth in its component.
     order = sorted(((lv, c) for c, comp in enumerate(comps) for lv in range(len(comp.sizes))))
     params: dict[str, np.ndarray] = {
@@ -210,7 +211,8 @@ def product_network(automaton: Automaton, parts: Sequence[Partition], *,
     }
     for u, (lv, c) in enumerate(order):
         params.update(unit_params(u, comps[c].tensors[lv]))
-        params[f"link{u}"] = comps[c].links[lv]
+        last = lv == len(comps[c].sizes) - 1
+        params[f"link{u}"] = _class_links(comps[c]) if last else comps[c].links[lv]
     for c, join in enumerate(joins, start=1):
         params[f"join{c}"] = join
     kinds = [comps[c].kinds[lv] for lv, c in order]
@@ -225,7 +227,8 @@ def product_network(automaton: Automaton, parts: Sequence[Partition], *,
         "unit_sizes": sizes,
         "unit_kinds": ["scalar" if kd == SCALAR_KIND else "matrix" for kd in kinds],
         "state_size": sum(1 if kd == SCALAR_KIND else k for k, kd in zip(sizes, kinds)),
-        "reachable_coordinates": n_tuples,
+        "reachable_coordinates": sum(len(c.tab.reached) for c in comps),
+        "component_coordinates": [len(c.tab.reached) for c in comps],
         "prefix_indexed": True,
         "verified_product": True,
         "holonomy_components": [s.facts.get("holonomy_components") for s in specs],

@@ -2,6 +2,9 @@
 
 Methods, tried in order:
 
+0. ``cascade-components``: a product cascade (MinMax, file format 3) one
+   component at a time (:mod:`fsmnet.proofs.cascade_components`); when it
+   does not apply or does not close, the methods below run.
 1. ``exact-product``: exact exploration of the product (see
    :mod:`fsmnet.proofs.product`); closes into a proof when the network's
    reachable states are finitely many, or finds a shortest counterexample.
@@ -44,7 +47,7 @@ class VerifyResult:
     """
 
     verdict: Verdict
-    method: ProofMethod | Literal["random-search"]
+    method: ProofMethod | Literal["random-search", "cascade-components"]
     counterexample: Counterexample | None = None
     details: dict[str, Any] = field(default_factory=dict)
 
@@ -167,6 +170,13 @@ def verify(spec: Any, net: Network, *, max_states: int = 20_000,
     record = archs.get(net.arch, source=net.name or "<network>")
     if record.product_budget is not None:  # their states rarely close: keep it short
         max_states = min(max_states, record.product_budget)
+    from fsmnet.proofs.cascade_components import verify_components
+
+    # A product cascade, one component at a time: its joint states need not close.
+    done = verify_components(net, automaton, max_states=max_states, certificate=certificate,
+                             network_path=network_path)
+    if done is not None:
+        return VerifyResult("proved", "cascade-components", None, done)
     result = explore_product(net, automaton, max_states=max_states, progress=progress)
     details: dict[str, Any] = {"pairs": len(result.pairs), "network_states": len(result.states)}
     if result.status == "closed":

@@ -25,6 +25,9 @@ The model types (``network.model.type``) define h0, step and readout:
   first argmax of readout ⊗ x.
 * ``minmax-cascade``: see :func:`models._cascade_model` (also used for minmax-scalar).
 
+A ``cascade-components`` certificate proves a product cascade one component
+at a time (:mod:`.components`).
+
 Every number is a string read as an exact rational (``"p/q"`` or a decimal);
 MinMax models only select values with max and min.
 
@@ -40,6 +43,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .belief import check_belief_tracking
+from .components import check_components
 from .cones import check_cones
 from .core import CertificateError, check_network_file
 from .counts import check_counts
@@ -68,6 +72,7 @@ METHODS: dict[str, tuple[Callable[[dict[str, Any]], str], bool]] = {
     "box-invariant": (check_invariants, True),
     "reduced-invariant": (check_reduced, True),
     "zonotope-invariant": (check_zonotopes, True),
+    "cascade-components": (check_components, True),
 }
 
 
