@@ -146,10 +146,14 @@ def test_random_permutation_automata(a: Automaton, seed: int) -> None:
 
 
 def test_not_expressible() -> None:
-    # contains:ab's letter a merges two states but is no reset: still refused (the
-    # flip-flop's resets are carried behaviourally, tests/test_certify_fixed_point.py)
-    with pytest.raises(NotExpressible, match="invertible"):
-        compile_automaton("contains:ab", "fixed-point")
+    # letter b merges two states but is no reset, and letter a cycles 0 -> 1 -> 2 -> 0,
+    # so neither behavioural construction applies (resets: the flip-flop,
+    # tests/test_certify_fixed_point.py; partially ordered automata such as contains:ab:
+    # tests/test_fixed_point_acyclic.py)
+    cyclic_merge = Automaton(delta=np.array([[1, 2, 0], [0, 0, 2]]), symbols=["a", "b"],
+                             initial=0, outputs=[0, 1, 2])
+    with pytest.raises(NotExpressible, match="invertible.*neither"):
+        compile_automaton(cyclic_merge, "fixed-point")
     # parity's letter is a transposition: odd, so no sign channel means no encoding
     with pytest.raises(NotExpressible, match="odd"):
         compile_automaton("parity", "fixed-point", sign_channel=False)

@@ -10,11 +10,16 @@ from fsmnet.archs.record import Architecture
 RECORDS = (
     Architecture(
         id="fixed-point", family="fixed-point",
-        summary="dense A reached as a fixed point of a diagonal RNN; permutation letters",
+        summary="dense A reached as a fixed point of a diagonal RNN; permutation letters "
+                "exactly, resets and partially ordered merges behaviourally",
         semantics="fsmnet.nets.fixed_point:FIXED_POINT",
         abstract_transformer="fsmnet.proofs.abstract.linear:CHART_BOX",
         construction="fsmnet.constructions.fixed_point:compile_fixed_point",
         trainable="fsmnet.train.modules_linear:FixedPointRNN",
         proofs=("exact-product", "cone-invariant"),
+        # Exact states close for permutation letters (a group's elements: at most a few
+        # hundred here); behavioural constructions never close, and their cone proof
+        # needs only a short sample, so a longer search is wasted time.
+        product_budget=2000,
         certificate_model="fsmnet.proofs.certificate_models:LINEAR", scan="linear"),
 )

@@ -227,6 +227,11 @@ def _unimodular(size: int, rng: np.random.Generator) -> tuple[np.ndarray, np.nda
     return s[perm], s_inv[:, perm]
 
 
+def _merges(automaton: Automaton) -> bool:
+    """Whether some letter maps two states to one."""
+    return any(len(set(row.tolist())) < automaton.n_states for row in automaton.delta)
+
+
 def _permutations(automaton: Automaton) -> list[np.ndarray]:
     n = automaton.n_states
     out = []
@@ -237,8 +242,9 @@ def _permutations(automaton: Automaton) -> list[np.ndarray]:
             raise NotExpressible(
                 f"fixed-point: letter {automaton.symbols[s]!r} maps states "
                 f"{automaton.states[q1]!r} and {automaton.states[q2]!r} of the minimal "
-                f"automaton to the same state; A = (I + (Λ⁻¹ − I)Q)⁻¹ is invertible, so only "
-                f"permutation letters can be expressed")
+                f"automaton to the same state; A = (I + (Λ⁻¹ − I)Q)⁻¹ is invertible, so a "
+                f"merge is carried only behaviourally: by resets (every letter a reset or the "
+                f"identity) or in a partially ordered automaton, and this one is neither")
         p = np.zeros((n, n), dtype=np.int64)
         p[images, np.arange(n)] = 1
         out.append(p)
@@ -271,11 +277,15 @@ def compile_fixed_point(automaton: Automaton, *, seed: int = 0, attempts: int = 
         or when no S in ``attempts`` tries gives a proved radius < 1 for every
         letter (the message names the best radius found).
     """
+    from fsmnet.constructions.fixed_point_acyclic import compile_fixed_point_acyclic, cycle_of
     from fsmnet.constructions.fixed_point_reset import compile_fixed_point_reset, letter_kinds
 
     kinds = letter_kinds(automaton)
     if kinds is not None and any(k is not None for k in kinds):  # resets: carried by contraction
         return compile_fixed_point_reset(automaton)
+    if _merges(automaton) and cycle_of(automaton) is None:
+        # Merges in a partially ordered automaton: a faint copy of each left state.
+        return compile_fixed_point_acyclic(automaton)
     perms = _permutations(automaton)
     n = automaton.n_states
     signs = [1 if round(np.linalg.det(p)) > 0 else -1 for p in perms]

@@ -17,7 +17,9 @@ is a combination of the images' multipliers, not all zero since no image is
 takes the first maximum) loses strictly and one after it at most ties, on
 every such combination.
 
-Candidate cones come from the states the exact product exploration reached,
+Candidate cones come first from a *potential* when the network is nonnegative
+with an acyclic support (:func:`potential_cones`), then from the states the
+exact product exploration reached,
 pushed away from their centre by an inflation factor η (so that a contraction
 towards the interior lands inside).  Multipliers λ are found by an LP (HiGHS,
 in floats) and then re-derived exactly in Fractions on the LP's support; only
@@ -126,6 +128,13 @@ def prove_by_cones(net: Network, automaton: Automaton, exploration: ProductExplo
     if any(r is None for r in right.values()):
         return None, "the network lacks a label of the automaton"
     reason = "no inflation gave an inductive invariant"
+    potential = potential_cones(samples, matrices, h0)
+    if potential is not None:
+        ok, why, proof = _check(potential, automaton, matrices, h0, readout, right, k,
+                                Fraction(0))
+        if ok:
+            return proof, f"potential cones (nonnegative, acyclic support): {why}"
+        reason = f"potential cones: {why}"
     for eta in INFLATIONS:
         gens: dict[int, list[list[Fraction]]] = {}
         for q, pts in samples.items():
@@ -170,3 +179,72 @@ def _check(gens: dict[int, list[list[Fraction]]], automaton: Automaton, matrices
     n_gen = sum(len(g) for g in gens.values())
     return True, f"{n_gen} generators, {len(steps)} exact inclusions", ConeProof(
         gens, initial, steps, eta)
+
+
+def potential_cones(samples: dict[int, list[list[Fraction]]], matrices: Any,
+                    h0: list[Fraction]) -> dict[int, list[list[Fraction]]] | None:
+    """Candidate cones K_q = {x ≥ 0 : c·x ≤ K·x_m(q)} for a nonnegative network whose
+    support graph (j → i when some A_σ[i][j] ≠ 0, i ≠ j) has no cycle, or None.
+
+    m(q) is the coordinate that dominates every sampled state of q.  With
+    c_i = β^{ht(i)} (ht: the longest support path from i) and β ≥ 1 such that
+    c·A_σ e_j ≤ c_j for every column, the potential c·x never grows; if moreover
+    A_σ maps m(q) to m(q') with a coefficient ≥ 1, each K_q lands in K_q'.  That is
+    what behaviourally merged fixed-point networks
+    (:mod:`fsmnet.constructions.fixed_point_acyclic`) are built for.  Its
+    generators are e_m and e_m + ((K − c_m)/c_j) e_j; only the exact checks of
+    :func:`_check` decide.
+    """
+    hidden = len(h0)
+    mats = [[[Fraction(x) for x in row] for row in m] for m in matrices]
+    if hidden > MAX_GENERATORS or any(x < 0 for m in mats for row in m for x in row) or any(
+            x < 0 for x in h0):
+        return None
+    main: dict[int, int] = {}
+    for q, pts in samples.items():
+        tops = {max(range(hidden), key=lambda i: p[i]) for p in pts}
+        if len(tops) != 1:
+            return None
+        main[q] = tops.pop()
+    succ = [{i for m in mats for i in range(hidden) if i != j and m[i][j] != 0}
+            for j in range(hidden)]
+    height: dict[int, int] = {}
+
+    def ht(j: int, seen: frozenset[int]) -> int | None:
+        if j in height:
+            return height[j]
+        best = 0
+        for i in succ[j]:
+            if i in seen:
+                return None  # a cycle
+            below = ht(i, seen | {i})
+            if below is None:
+                return None
+            best = max(best, below + 1)
+        height[j] = best
+        return best
+
+    if any(ht(j, frozenset({j})) is None for j in range(hidden)):
+        return None
+
+    def fits(beta: Fraction) -> bool:
+        c = [beta ** height[i] for i in range(hidden)]
+        return all(sum((m[i][j] * c[i] for i in range(hidden)), Fraction(0)) <= c[j]
+                   for m in mats for j in range(hidden))
+
+    beta = Fraction(1)
+    while not fits(beta):  # 1, 9/8, 5/4, ..., 3: the potential's base, exactly checked
+        beta += Fraction(1, 8)
+        if beta > 3:
+            return None
+    c = [beta ** height[i] for i in range(hidden)]
+    top = max(c[m] for m in main.values())
+    if not samples or min(h0) < 0:
+        return None
+    q0_main = [main[q] for q, pts in samples.items() if h0 in pts]
+    if q0_main and h0[q0_main[0]] > 0:
+        top = max(top, sum((ci * x for ci, x in zip(c, h0)), Fraction(0)) / h0[q0_main[0]])
+    return {q: [[Fraction(int(i == m)) for i in range(hidden)]]
+            + [[Fraction(int(i == m)) + (top - c[m]) / c[j] * int(i == j)
+                for i in range(hidden)] for j in range(hidden) if j != m]
+            for q, m in main.items()}
