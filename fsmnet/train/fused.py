@@ -5,15 +5,17 @@ not by arithmetic: at batch 64 and H = 64 one step is ~0.8 M multiply-adds, a fe
 microseconds, while autograd records ~10 ops per step (a (B, H, H) gather among
 them) and replays ~15 more backwards, each with its own allocation and dispatch
 (docs/performance.md, "Training modules").  :func:`select_recurrence` runs the
-same sequential recurrence with 5 preallocated ops per step forward and 4
-backward, for m independent blocks at once (block-diagonal transitions):
+same sequential recurrence with two preallocated ops per step each way (and a
+rescale, forward, or a division, backward, every k steps), for m independent
+blocks at once (block-diagonal transitions):
 
 * forward: one batched GEMM of the state with *every* symbol's matrix,
   (m, B, b) × (m, b, S·b), then ``index_select`` of each row's symbol (no gather
   of matrices), then a detached positive rescale per block;
 * backward (reverse mode of the same recurrence): λ_{t-1} = g_{t-1} + A[x_t]ᵀ μ_t
-  with μ_t = λ_t / c_t (c_t the forward's detached scale), again one GEMM and one
-  pick per step; the gradient of the matrices is then, per symbol, *one* GEMM over
+  with μ_t = λ_t / c_t (c_t the forward's detached scale, 1 except at the end of a
+  rescale period, where alone the division runs), again one GEMM and one pick per
+  step, and the add; the gradient of the matrices is then, per symbol, *one* GEMM over
   every step where that symbol was read, Σ_{b,t: x_bt = s} μ_t[b] h_{t-1}[b]ᵀ.
 
 The states are those of the step loop :func:`fsmnet.train.scan.dense_loop` (run
@@ -76,6 +78,7 @@ class _SelectRecurrence(torch.autograd.Function):
         every = mats.new_empty(m, batch, n_sym * size)
         flat = every.view(m * batch * n_sym, size)
         period, _ = _period(mats)
+        scaled: list[int] = []  # the steps whose scale is not 1 (the backward divides there)
         t = 0
         while t < length:
             # Step 0 is rescaled alone (h0 may have any norm); later blocks of ``period``
@@ -95,6 +98,7 @@ class _SelectRecurrence(torch.autograd.Function):
             else:
                 redo = False
             if redo:
+                scaled.extend(range(t, end))
                 for u in range(t, end):  # maybe out of range in between: step by step
                     torch.bmm(states[u], fwd, out=every)
                     nxt = states[u + 1]
@@ -103,10 +107,12 @@ class _SelectRecurrence(torch.autograd.Function):
                     nxt.div_(scales[u].clamp_min_(_EPS))
             else:
                 scales[t:end - 1] = 1.0
+                scaled.append(end - 1)
                 last.div_(scale.clamp_min_(_EPS))
             t = end
         ctx.save_for_backward(mats, states, scales, rows, words)
         ctx.by_block = by_block
+        ctx.scaled = set(scaled)
         # A contiguous (B, T + 1, m, b) copy: the readout's reductions over the last axis
         # run several times faster on it than on the strided view (measured); by block,
         # (m, T + 1, B, b): each block one contiguous matrix for a GEMM readout.
@@ -126,12 +132,23 @@ class _SelectRecurrence(torch.autograd.Function):
         every = mats.new_empty(m, batch, n_sym * size)
         flat = every.view(m * batch * n_sym, size)
         pick = mats.new_empty(m, batch, size)
-        lam = g[length].clone()
+        lam = mats.new_empty(m, batch, size)
+        scaled = ctx.scaled
+        if length:
+            # μ_t = λ_t / c_t, and c_t = 1 except at the ends of rescale periods: elsewhere
+            # λ_t is written straight into μ's slot (two ops a step fewer).
+            torch.div(g[length], scales[length - 1], out=mu[length - 1])
+        else:
+            lam.copy_(g[0])
         for t in range(length, 0, -1):
-            torch.div(lam, scales[t - 1], out=mu[t - 1])
             torch.bmm(mu[t - 1], bwd, out=every)
             torch.index_select(flat, 0, rows[t - 1], out=pick.view(m * batch, size))
-            torch.add(g[t - 1], pick, out=lam)
+            if t > 1 and t - 2 not in scaled:
+                torch.add(g[t - 1], pick, out=mu[t - 2])
+            else:
+                torch.add(g[t - 1], pick, out=lam)
+                if t > 1:
+                    torch.div(lam, scales[t - 2], out=mu[t - 2])
         grad_h0 = lam.sum(1)
         grad_mats = torch.zeros_like(mats) if ctx.needs_input_grad[0] else None
         if length and grad_mats is not None:
