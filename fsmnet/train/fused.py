@@ -5,9 +5,9 @@ not by arithmetic: at batch 64 and H = 64 one step is ~0.8 M multiply-adds, a fe
 microseconds, while autograd records ~10 ops per step (a (B, H, H) gather among
 them) and replays ~15 more backwards, each with its own allocation and dispatch
 (docs/performance.md, "Training modules").  :func:`select_recurrence` runs the
-same sequential recurrence with two preallocated ops per step each way (and a
-rescale, forward, or a division, backward, every k steps), for m independent
-blocks at once (block-diagonal transitions):
+same sequential recurrence with two preallocated ops per step forward and three
+backward (and a rescale, or a division, every k steps), for m independent blocks
+at once (block-diagonal transitions):
 
 * forward: one batched GEMM of the state with *every* symbol's matrix,
   (m, B, b) × (m, b, S·b), then ``index_select`` of each row's symbol (no gather
