@@ -118,7 +118,7 @@ class _CountReadout(torch.autograd.Function):
     def forward(ctx: Any, log_mod: Tensor, log0: Tensor, angles: Tensor | None,
                 angle0: Tensor | None, readout: Tensor | None, sign: Tensor | None,
                 c1t: Tensor, zero: Tensor | None, pattern: Tensor | None,
-                label_major: bool) -> Tensor:
+                label_major: bool, weights: Tensor | None = None, n_total: int = 0) -> Tensor:
         # c1t (S + 1, D): the counts and a row of ones, which carries log|h0| (and angle h0).
         # Log-modulus of every channel (K, D): one GEMM with the counts.
         total = torch.cat([log_mod, log0[None]]).T @ c1t
@@ -161,15 +161,26 @@ class _CountReadout(torch.autograd.Function):
             return u.T
         logits = torch.mm(readout, h).div_(norm)  # (C, D)
         ctx.save_for_backward(h, c1t, readout, logits, sq, norm)
+        ctx.loss_grad = None
+        if weights is not None:
+            # The node ends in the grouped cross-entropy (fsmnet.train.losses): its
+            # gradient, softmax·n − w, is known now; the backward scales it.
+            from fsmnet.train.losses import grouped_value_and_grad
+
+            loss, ctx.loss_grad = grouped_value_and_grad(logits, weights, n_total)
+            return loss
         return logits if label_major else logits.T
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, ...]:  # type: ignore[override]
         h, c1t, readout, logits, sq, norm = ctx.saved_tensors
-        none = (None,) * 5
+        none = (None,) * 7
         if readout is None:
             return (*_unit_backward(ctx.complex, h, c1t, grad.T), *none)
-        g = grad if ctx.label_major else grad.T.contiguous()  # (C, D)
+        if ctx.loss_grad is not None:
+            g = ctx.loss_grad * grad
+        else:
+            g = grad if ctx.label_major else grad.T.contiguous()  # (C, D)
         n_rows, n_labels = c1t.shape[0], g.shape[0]
         dot = (logits * g).sum(dim=0, keepdim=True)  # u·g per vector, (1, D)
         left = (c1t[:, None, :] * (g / norm)[None]).view(n_rows * n_labels, -1)
@@ -225,9 +236,10 @@ def count_states(log_mod: Tensor, phase: Tensor, counts: Tensor, h0: Tensor,
 
 def _states(log_mod: Tensor, phase: Tensor, c1t: Tensor, h0: Tensor, complex_pairs: bool,
             readout: Tensor | None, label_major: bool, counts: Tensor | None,
-            parity: Tensor | None) -> Tensor:
+            parity: Tensor | None, weights: Tensor | None = None, total: int = 0) -> Tensor:
     """:func:`count_states` from ``c1t`` (S + 1, D), the counts with a row of ones, and
-    either the integer ``counts`` or each vector's ``parity`` pattern Σ_s (c_s mod 2)·2^s."""
+    either the integer ``counts`` or each vector's ``parity`` pattern Σ_s (c_s mod 2)·2^s;
+    with label counts ``weights`` (C, D), the grouped cross-entropy of the logits."""
     dead = torch.isneginf(log_mod)
     if not complex_pairs:
         dead = dead | (phase == 0)
@@ -240,11 +252,11 @@ def _states(log_mod: Tensor, phase: Tensor, c1t: Tensor, h0: Tensor, complex_pai
         re0, im0 = h0[0::2], h0[1::2]
         log0 = 0.5 * torch.log(re0 * re0 + im0 * im0)
         out: Tensor = _CountReadout.apply(log_mod, log0, phase, torch.atan2(im0, re0), readout,
-                                          None, c1t, zero, None, label_major)
+                                          None, c1t, zero, None, label_major, weights, total)
         return out
     sign, pattern = _signs(phase.detach(), torch.sign(h0).detach(), counts, parity, c1t)
     out = _CountReadout.apply(log_mod, torch.log(h0.abs()), None, None, readout, sign, c1t,
-                              zero, pattern, label_major)
+                              zero, pattern, label_major, weights, total)
     return out
 
 
@@ -273,9 +285,8 @@ def count_loss(log_mod: Tensor, phase: Tensor, words: Tensor, labels: Tensor, h0
     c1t, _, weights, parity = kernels.count_table(
         words.to(torch.int64).contiguous().numpy(), labels.to(torch.int64).contiguous().numpy(),
         n_sym, n_labels, bits, True, np.empty(0, _NUMPY[log_mod.dtype]))
-    zt = _states(log_mod, phase, torch.from_numpy(c1t), h0, complex_pairs, readout, True,
-                 None, torch.from_numpy(parity))
-    return losses.grouped_cross_entropy(zt, torch.from_numpy(weights), labels.numel())
+    return _states(log_mod, phase, torch.from_numpy(c1t), h0, complex_pairs, readout, True,
+                   None, torch.from_numpy(parity), torch.from_numpy(weights), labels.numel())
 
 
 def _signs(phase: Tensor, sign0: Tensor, counts: Tensor | None, parity: Tensor | None,

@@ -38,25 +38,31 @@ def _kernel_ok(*tensors: Tensor) -> bool:
     return all(not t.is_cuda and t.dtype in (torch.float32, torch.float64) for t in tensors)
 
 
+def grouped_value_and_grad(zt: Tensor, weights: Tensor, total: int) -> tuple[Tensor, Tensor]:
+    """The grouped loss (a 0-d tensor) and its gradient with respect to ``zt``, both
+    without autograd: for nodes that end in the loss (fsmnet.train.commuting)."""
+    zt = zt.detach()
+    if _kernel_ok(zt, weights) and zt.dtype == weights.dtype:
+        from fsmnet.train import kernels
+
+        value, grad_np = kernels.grouped_ce(zt.contiguous().numpy(),
+                                            weights.contiguous().numpy(), total)
+        return zt.new_tensor(value), torch.from_numpy(grad_np)
+    top = torch.nan_to_num_(zt.amax(0, keepdim=True), 0.0, 0.0, 0.0)
+    e = torch.exp(zt - top)
+    s = e.sum(0, keepdim=True)
+    n = weights.sum(0, keepdim=True)
+    lse = torch.log(s).add_(top)
+    loss = (torch.dot(n.view(-1), lse.view(-1))
+            - torch.dot(weights.reshape(-1), zt.reshape(-1))) / total
+    # softmax·n − w, already divided by N; the backward only scales it.
+    return loss, e.mul_(n / s).sub_(weights).div_(total)
+
+
 class _GroupedCrossEntropy(torch.autograd.Function):
     @staticmethod
     def forward(ctx: Any, zt: Tensor, weights: Tensor, total: int) -> Tensor:
-        if _kernel_ok(zt, weights) and zt.dtype == weights.dtype:
-            from fsmnet.train import kernels
-
-            value, grad_np = kernels.grouped_ce(zt.detach().contiguous().numpy(),
-                                                weights.contiguous().numpy(), total)
-            ctx.save_for_backward(torch.from_numpy(grad_np))
-            return zt.new_tensor(value)
-        top = torch.nan_to_num_(zt.amax(0, keepdim=True), 0.0, 0.0, 0.0)
-        e = torch.exp(zt - top)
-        s = e.sum(0, keepdim=True)
-        n = weights.sum(0, keepdim=True)
-        lse = torch.log(s).add_(top)
-        loss = (torch.dot(n.view(-1), lse.view(-1))
-                - torch.dot(weights.reshape(-1), zt.reshape(-1))) / total
-        # softmax·n − w, already divided by N; the backward only scales it.
-        grad = e.mul_(n / s).sub_(weights).div_(total)
+        loss, grad = grouped_value_and_grad(zt, weights, total)
         ctx.save_for_backward(grad)
         return loss
 
