@@ -129,7 +129,7 @@ def test_cascade_reproduces_families(family: str) -> None:
     # its components' levels side by side.
     assert opts["units"] == len(opts["unit_sizes"]) and opts["state_size"] == net.hidden_size
     assert opts["levels"] == int(net.params["unit_level"].max()) + 1
-    if opts["construction"] != "holonomy-product":
+    if opts["construction"] != "product":
         assert opts["levels"] == opts["units"]
     rng = np.random.default_rng(11)
     for length in (0, 1, 2000):

@@ -26,6 +26,7 @@ from fsmnet.automata.language import product
 from fsmnet.constructions.minmax_cascade import cascade_network
 from fsmnet.constructions.minmax_holonomy import holonomy_spec
 from fsmnet.constructions.minmax_product import factorization, product_network
+from fsmnet.constructions.minmax_threshold import threshold_spec
 from fsmnet.errors import NetworkFileError
 from fsmnet.nets import Network
 from fsmnet.nets.minmax_cascade import levelwise_label_trace
@@ -73,17 +74,73 @@ def test_factorization_is_a_set_of_congruences_with_identity_meet() -> None:
 
 
 def test_a_machine_that_does_not_split_compiles_as_before() -> None:
-    # A chain (at least 5 a's) has congruences, but no two meet in the identity.
-    a = load("atleast:5").minimal()
-    assert factorization(a) is None
+    # "contains 0110" (5 states) has no two congruences meeting in the identity, and
+    # its letters are not monotone along any order tried: the plain holonomy cascade.
+    a = load("contains:0110").minimal()
+    assert factorization(a) is None and threshold_spec(a) is None
     net = fsmnet.compile(a, "minmax-scalar")
     assert net.options["construction"] == "holonomy" and "unit_component" not in net.params
+
+
+def _ordered_machine(n: int, letters: list[tuple[str, int]], init: int) -> Automaton:
+    """Letters on the chain 0..n-1: ("step", i) moves i to i+1 only, ("cap", d) adds d
+    capped at n-1, ("const", c) resets to c: all monotone, none moves a bit below."""
+    x = np.arange(n)
+    rows = []
+    for kind, v in letters:
+        if kind == "step":
+            rows.append(np.where(x == v % (n - 1), x + 1, x))
+        elif kind == "cap":
+            rows.append(np.minimum(x + v, n - 1))
+        else:
+            rows.append(np.full(n, v % n))
+    outs = [int(q % 3 == 0) for q in range(n)]
+    return Automaton(delta=np.array(rows, dtype=np.int64),
+                     symbols=[f"l{i}" for i in range(len(rows))],
+                     states=[f"q{q}" for q in range(n)], initial=init % n, outputs=outs)
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(2, 12), seed=st.integers(0, 2**32 - 1),
+       letters=st.lists(st.tuples(st.sampled_from(["step", "cap", "const"]),
+                                  st.integers(0, 20)), min_size=1, max_size=4))
+def test_threshold_cascades_of_ordered_machines(n: int, seed: int, letters) -> None:
+    # Not minimized: the state order 0..n-1 satisfies the construction's condition by
+    # design (each letter is monotone and never needs a bit below), so it must apply.
+    a = _ordered_machine(n, letters, 0)
+    spec = threshold_spec(a)
+    assert spec is not None
+    net = cascade_network(spec, a, arch="minmax-scalar")
+    assert net.options["units"] == n - 1
+    seen, todo = {0}, [0]  # the reachable states, by a plain search of the table
+    while todo:
+        q = todo.pop()
+        for row in np.asarray(a.delta):
+            if int(row[q]) not in seen:
+                seen.add(int(row[q]))
+                todo.append(int(row[q]))
+    assert net.options["reachable_coordinates"] == len(seen)  # one tuple per state
+    word = np.random.default_rng(seed).integers(0, a.n_symbols, 300)
+    assert np.array_equal(net.label_trace(word), _expected(a, word))
+    assert verify(a, net).verdict == "proved"
+
+
+def test_threshold_spec_on_the_raw_ordered_machine() -> None:
+    # Unminimized, the construction's precondition holds by design: it must apply.
+    a = _ordered_machine(9, [("step", 3), ("cap", 2), ("const", 4), ("step", 0)], 0)
+    spec = threshold_spec(a)
+    assert spec is not None
+    net = cascade_network(spec, a, arch="minmax-scalar")
+    word = np.random.default_rng(1).integers(0, a.n_symbols, 500)
+    assert np.array_equal(net.label_trace(word), _expected(a, word))
+    # parity's flip is not monotone on {even, odd} in either order
+    assert threshold_spec(load("parity").minimal()) is None
 
 
 @pytest.mark.parametrize("name", [SEQ, "pair"])
 def test_the_product_form_is_chosen_and_smaller(name: str) -> None:
     a, net = _compiled(name)
-    assert net.options["construction"] == "holonomy-product"
+    assert net.options["construction"] == "product"
     assert net.options["components"] >= 2 and "unit_component" in net.params
     try:
         plain = cascade_network(holonomy_spec(a), a, arch="minmax-scalar")

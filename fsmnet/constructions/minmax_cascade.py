@@ -322,6 +322,13 @@ def compile_minmax_scalar(automaton: Automaton, *, max_steps: int = MAX_STEPS) -
         witness, decided = None, False
     spec = None
     if witness is None:
+        # A threshold or product cascade of scalar units, when one is found without
+        # the plain decomposition, both shows aperiodicity and is the network.
+        from fsmnet.constructions.minmax_product import cheap_cascade
+
+        chosen, _ = cheap_cascade(automaton, arch="minmax-scalar", max_steps=max_steps)
+        if chosen is not None:
+            return chosen
         try:
             spec = holonomy_spec(automaton)
         except DecompositionTooLarge as exc:

@@ -59,17 +59,17 @@ CONGRUENCE_STEPS = 20_000_000
 """Union-find steps of that enumeration: about 5 s at 125 states and 16 letters."""
 
 PLAIN_IS_SMALL = 4
-"""A plain cascade reaching at most this many coordinate tuples per state is kept
-without looking for a factorization (chains, resets: little to gain) ..."""
+"""A product cascade whose components reach at most this many coordinate tuples
+per state is taken without building the plain holonomy cascade."""
 
 SMALL_DENSE = 1 << 16
 """A plain cascade in mixed-radix form (file format 1) with at most this many
 parameters is kept: the CuPy and levelwise Numba kernels take only that form,
 and a product cannot be much smaller in absolute terms."""
 
-ALWAYS_SEARCH = 100
-"""... unless the automaton has at most this many states: then the congruence
-search costs under half a second (docs/performance.md) and is always tried."""
+KEEP_DENSE_BELOW = 16
+"""Up to this many states the plain cascade is always built and compared (it is
+cheap there, and its mixed-radix form runs on every device kernel)."""
 
 
 def _meet(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...]:
@@ -189,14 +189,12 @@ def product_network(automaton: Automaton, parts: Sequence[Partition], *,
                     arch: str = "minmax-cascade", max_steps: int | None = None) -> Network:
     """The product cascade of ``automaton`` over the congruences ``parts`` (their meet
     must be the identity): a holonomy cascade per quotient, side by side."""
-    from fsmnet.constructions.minmax_holonomy import holonomy_spec
-
     budget = MAX_STEPS if max_steps is None else max_steps
     comps: list[CascadeUnits] = []
     specs: list[CascadeSpec] = []
     for part in parts:
         q = quotient(automaton, part)
-        specs.append(holonomy_spec(q))
+        specs.append(component_spec(q))
         comps.append(cascade_units(specs[-1], q, arch=arch, prefix_index=True,
                                    max_steps=budget, record_moves=True))
     joins, readout = _joint_codes(automaton, parts)
@@ -218,7 +216,7 @@ def product_network(automaton: Automaton, parts: Sequence[Partition], *,
     kinds = [comps[c].kinds[lv] for lv, c in order]
     sizes = [comps[c].sizes[lv] for lv, c in order]
     facts: dict[str, Any] = {
-        "construction": "holonomy-product",
+        "construction": "product",
         "levels": max(len(c.sizes) for c in comps),
         "units": len(order),
         "components": len(comps),
@@ -231,27 +229,64 @@ def product_network(automaton: Automaton, parts: Sequence[Partition], *,
         "component_coordinates": [len(c.tab.reached) for c in comps],
         "prefix_indexed": True,
         "verified_product": True,
+        "component_constructions": ["threshold" if "threshold_order" in s.facts
+                                    else "holonomy" for s in specs],
         "holonomy_components": [s.facts.get("holonomy_components") for s in specs],
     }
     return Network(arch=arch, params=params, symbols=automaton.symbols,
                    labels=automaton.labels, options=facts, name=automaton.name)
 
 
+def cheap_cascade(automaton: Automaton, *, arch: str, max_steps: int = MAX_STEPS
+                  ) -> tuple[Network | None, Network | None]:
+    """``(chosen, product)``: a cascade found without the plain holonomy decomposition
+    (which alone takes 40 s on the 17-state chain ``sequences:16,tracks=1``), and
+    the product cascade if one was built.
+
+    ``chosen`` is the threshold cascade when it applies (n reached tuples: no
+    cascade of this automaton reaches fewer, since its tuples determine the
+    state), else the product cascade when its components reach at most
+    :data:`PLAIN_IS_SMALL` tuples per state of the automaton and the automaton
+    has more than :data:`KEEP_DENSE_BELOW` states; else None.
+    """
+    from fsmnet.algebra.holonomy.skeleton import DecompositionTooLarge
+    from fsmnet.constructions.minmax_threshold import threshold_spec
+
+    ordered = threshold_spec(automaton)
+    if ordered is not None:
+        return cascade_network(ordered, automaton, arch=arch, max_steps=max_steps,
+                               options={"construction": "threshold"}), None
+    parts = factorization(automaton)
+    if parts is None:
+        return None, None
+    try:
+        product = product_network(automaton, parts, arch=arch, max_steps=max_steps)
+    except (DecompositionTooLarge, NotExpressible):
+        return None, None  # a component beyond its budget, or (scalar) one that permutes
+    n = automaton.n_states
+    small = product.options["reachable_coordinates"] <= PLAIN_IS_SMALL * n
+    return (product if small and n > KEEP_DENSE_BELOW else None), product
+
+
 def best_cascade(automaton: Automaton, *, arch: str, max_steps: int = MAX_STEPS,
                  spec: CascadeSpec | None = None,
                  spec_error: Exception | None = None) -> Network:
-    """The plain holonomy cascade, or the product cascade when that is smaller or the
-    plain one is beyond its budget (or its decomposition too large).  A small plain
-    cascade in mixed-radix form is kept as it is (:data:`SMALL_DENSE`).
+    """The cascade to compile: :func:`cheap_cascade`'s choice if any, else the
+    smallest (by parameters) of the plain holonomy cascade and the product
+    cascade; a small plain cascade in mixed-radix form is kept as it is
+    (:data:`SMALL_DENSE`), and so is a plain one with few tuples per state on a
+    large automaton (:data:`PLAIN_IS_SMALL`).
 
     ``spec`` is the plain cascade's holonomy spec when the caller has it, and
     ``spec_error`` the :class:`DecompositionTooLarge` when the caller's attempt
-    to build it failed (then only the product form is tried, and that error is
-    raised if it fails too).
+    to build it failed; that error is raised when no other form applies.
     """
     from fsmnet.algebra.holonomy.skeleton import DecompositionTooLarge
     from fsmnet.constructions.minmax_holonomy import holonomy_spec
 
+    chosen, product = cheap_cascade(automaton, arch=arch, max_steps=max_steps)
+    if chosen is not None:
+        return chosen
     plain: Network | None = None
     failure: Exception | None = spec_error
     if spec_error is None:
@@ -264,19 +299,16 @@ def best_cascade(automaton: Automaton, *, arch: str, max_steps: int = MAX_STEPS,
     if plain is not None and not plain.options["prefix_indexed"] and (
             plain.n_params <= SMALL_DENSE):
         return plain  # small mixed-radix tables: every device kernel takes them
-    if plain is not None and automaton.n_states > ALWAYS_SEARCH and plain.options[
-            "reachable_coordinates"] <= PLAIN_IS_SMALL * automaton.n_states:
-        return plain
-    parts = factorization(automaton)
-    product: Network | None = None
-    if parts is not None:
-        try:
-            product = product_network(automaton, parts, arch=arch, max_steps=max_steps)
-        except (DecompositionTooLarge, NotExpressible):
-            if plain is None:
-                raise failure from None  # type: ignore[misc]
-    if product is not None and (plain is None or product.n_params < plain.n_params):
-        return product
-    if plain is None:
+    candidates = [net for net in (plain, product) if net is not None]
+    if not candidates:
         raise failure  # type: ignore[misc]
-    return plain
+    return min(candidates, key=lambda net: net.n_params)
+
+
+def component_spec(quotient: Automaton) -> CascadeSpec:
+    """A component's cascade: the threshold cascade when the quotient is an ordered
+    chain (n − 1 binary units, no redundancy), else its holonomy cascade."""
+    from fsmnet.constructions.minmax_holonomy import holonomy_spec
+    from fsmnet.constructions.minmax_threshold import threshold_spec
+
+    return threshold_spec(quotient) or holonomy_spec(quotient)
