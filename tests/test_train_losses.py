@@ -147,3 +147,18 @@ def test_module_loss_equals_the_loop_cross_entropy_with_gradients(arch, n_symbol
     assert torch.allclose(l_f, l_l, rtol=rtol, atol=atol)
     for a, b in zip(g_f, g_l):
         assert torch.allclose(a, b, rtol=rtol * 10, atol=atol * 10)
+
+
+@settings(deadline=None, max_examples=30)
+@given(st.integers(1, 5), st.integers(1, 6), st.integers(1, 20), SEEDS)
+def test_sign_rows_are_the_product_of_the_signs(n_sym, width, n_rows, seed):
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(0, 5, (n_rows, n_sym))
+    signs = rng.choice([-1.0, 1.0], (n_sym, width))
+    sign0 = rng.choice([-1.0, 0.0, 1.0], width)
+    parity = ((counts % 2) << np.arange(n_sym)).sum(axis=1)
+    got = kernels.sign_rows(parity, signs < 0, sign0)
+    # brute force: sign(h0)·Π_s sign(d_s)^{c_s}, channel by channel
+    want = np.array([[sign0[k] * np.prod(signs[:, k] ** counts[d]) for d in range(n_rows)]
+                     for k in range(width)])
+    assert np.array_equal(got, want)

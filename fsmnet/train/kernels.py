@@ -154,3 +154,30 @@ def label_ce(zt, labels, total):  # pragma: no cover - jitted
     for d in range(n_rows):
         grad[labels[d], d] -= inv_total
     return acc * inv_total, grad
+
+
+@njit(cache=True, nogil=True)
+def sign_rows(parity, negative, sign0):  # pragma: no cover - jitted
+    """Channel signs (K, D) of real diagonal states: sign(h0_k)·Π_s sign(d_sk)^{c_s},
+    which depends only on the parity pattern p_d = Σ_s (c_s mod 2)·2^s of vector d
+    (``parity`` (D,), ``negative`` (S, K) the channels where d_sk < 0).  One table row
+    per pattern that occurs, then one pick per vector."""
+    n_sym, width = negative.shape
+    n_rows = parity.shape[0]
+    n_patterns = 1 << n_sym
+    table = np.empty((n_patterns, width), sign0.dtype)
+    done = np.zeros(n_patterns, np.bool_)
+    out = np.empty((width, n_rows), sign0.dtype)
+    for d in range(n_rows):
+        p = parity[d]
+        if not done[p]:
+            done[p] = True
+            for k in range(width):
+                flips = 0
+                for s in range(n_sym):
+                    if (p >> s) & 1 and negative[s, k]:
+                        flips += 1
+                table[p, k] = -sign0[k] if flips & 1 else sign0[k]
+        for k in range(width):
+            out[k, d] = table[p, k]
+    return out
