@@ -61,6 +61,12 @@ def _period(mats: Tensor, limit: int = 16) -> tuple[int, float]:
     return max(1, min(limit, k)), grow
 
 
+def _low_high(peaks: Tensor) -> tuple[float, float]:
+    """(min, max) of ``peaks`` in one reduction and one synchronization."""
+    both = torch.stack(torch.aminmax(peaks)).tolist()
+    return float(both[0]), float(both[1])
+
+
 class _SelectRecurrence(torch.autograd.Function):
     @staticmethod
     def forward(ctx: Any, mats: Tensor, h0: Tensor, words: Tensor, by_block: bool) -> Tensor:
@@ -74,7 +80,7 @@ class _SelectRecurrence(torch.autograd.Function):
         rows = (base[None] + words.T[:, None, :]).reshape(length, m * batch)
         states = mats.new_empty(length + 1, m, batch, size)
         states[0] = h0[:, None, :]
-        scales = mats.new_empty(length, m, batch, 1)
+        scales = mats.new_ones(length, m, batch, 1)
         every = mats.new_empty(m, batch, n_sym * size)
         flat = every.view(m * batch * n_sym, size)
         period, _ = _period(mats)
@@ -89,13 +95,14 @@ class _SelectRecurrence(torch.autograd.Function):
                 torch.index_select(flat, 0, rows[u], out=states[u + 1].view(m * batch, size))
             last = states[end]
             scale = scales[end - 1]
-            torch.amax(last.abs(), dim=2, keepdim=True, out=scale)
             if end - t > 1:
                 # Every state of the block, directly: max-norms within 10^±12 and finite.
-                peaks = states[t + 1:end + 1].abs().amax(dim=-1)
-                low, high = float(peaks.min()), float(peaks.max())
+                peaks = states[t + 1:end + 1].abs().amax(dim=-1, keepdim=True)
+                low, high = _low_high(peaks)
                 redo = not (math.isfinite(high) and high <= _RANGE and low >= 1 / _RANGE)
+                scale.copy_(peaks[-1])  # the last state's max-norms
             else:
+                torch.amax(last.abs(), dim=2, keepdim=True, out=scale)
                 redo = False
             if redo:
                 scaled.extend(range(t, end))
@@ -105,8 +112,7 @@ class _SelectRecurrence(torch.autograd.Function):
                     torch.index_select(flat, 0, rows[u], out=nxt.view(m * batch, size))
                     torch.amax(nxt.abs(), dim=2, keepdim=True, out=scales[u])
                     nxt.div_(scales[u].clamp_min_(_EPS))
-            else:
-                scales[t:end - 1] = 1.0
+            else:  # scales[t:end - 1] stay 1
                 scaled.append(end - 1)
                 last.div_(scale.clamp_min_(_EPS))
             t = end
