@@ -77,6 +77,10 @@ def test_pair_readout_gradcheck_and_equals_the_multilinear_readout():
     h = torch.randn(2, 7, 4, dtype=torch.float64, generator=g, requires_grad=True)
     r = torch.randn(3, 4, 4, dtype=torch.float64, generator=g, requires_grad=True)
     assert torch.autograd.gradcheck(pair_readout, (h, r))
+    labels = torch.randint(0, 3, (7,), generator=g)  # the loss computed inside the node
+    assert torch.autograd.gradcheck(lambda x, rr: pair_readout(x, rr, labels), (h, r))
+    want = torch.nn.functional.cross_entropy(pair_readout(h, r).T, labels)
+    assert torch.allclose(pair_readout(h, r, labels), want, rtol=1e-12)
     weights = torch.randn(7, 3, dtype=torch.float64, generator=g)
     grads = []
     for fused in (True, False):

@@ -72,17 +72,27 @@ class _GroupedCrossEntropy(torch.autograd.Function):
         return grad * grad_out, None, None
 
 
+def label_value_and_grad(zt: Tensor, labels: Tensor) -> tuple[Tensor, Tensor]:
+    """:func:`grouped_value_and_grad` with one label per column (``labels`` (N,))."""
+    zt, labels = zt.detach(), labels.to(torch.int64)
+    if _kernel_ok(zt):
+        from fsmnet.train import kernels
+
+        value, grad_np = kernels.label_ce(zt.contiguous().numpy(), labels.contiguous().numpy(),
+                                          labels.shape[0])
+        return zt.new_tensor(value), torch.from_numpy(grad_np)
+    weights = torch.zeros_like(zt).scatter_(0, labels[None], 1.0)
+    return grouped_value_and_grad(zt, weights, labels.shape[0])
+
+
 class _LabelCrossEntropy(torch.autograd.Function):
-    """One label per column, on a CPU: :func:`fsmnet.train.kernels.label_ce`."""
+    """One label per column: on a CPU :func:`fsmnet.train.kernels.label_ce`."""
 
     @staticmethod
     def forward(ctx: Any, zt: Tensor, labels: Tensor) -> Tensor:
-        from fsmnet.train import kernels
-
-        value, grad_np = kernels.label_ce(zt.detach().contiguous().numpy(),
-                                          labels.contiguous().numpy(), labels.shape[0])
-        ctx.save_for_backward(torch.from_numpy(grad_np))
-        return zt.new_tensor(value)
+        loss, grad = label_value_and_grad(zt, labels)
+        ctx.save_for_backward(grad)
+        return loss
 
     @staticmethod
     def backward(ctx: Any, grad_out: Tensor) -> tuple[Tensor | None, ...]:  # type: ignore[override]
@@ -117,9 +127,5 @@ def cross_entropy(logits: Tensor, labels: Tensor) -> Tensor:
 
 def label_major_cross_entropy(zt: Tensor, labels: Tensor) -> Tensor:
     """:func:`cross_entropy` of label-major logits ``zt`` (C, N) against ``labels`` (N,)."""
-    flat = labels.to(torch.int64)
-    if _kernel_ok(zt):
-        out: Tensor = _LabelCrossEntropy.apply(zt, flat)
-        return out
-    weights = torch.zeros_like(zt).scatter_(0, flat[None], 1.0)
-    return grouped_cross_entropy(zt, weights, flat.shape[0])
+    out: Tensor = _LabelCrossEntropy.apply(zt, labels.to(torch.int64))
+    return out

@@ -84,27 +84,28 @@ class BilinearBlock(nn.Module):
         norms = torch.linalg.vector_norm(h, dim=-1).clamp_min(1e-30).prod(dim=-1)
         return multilinear(self.readout, list(h.unbind(-2))) / norms[..., None]
 
-    def _pair_scores(self, words: Tensor) -> Tensor:
+    def _pair_scores(self, words: Tensor, labels: Tensor | None = None) -> Tensor:
         """Two equal blocks: label-major scores (C, (T + 1)·B), position (t, b) at column
-        t·B + b, through one recurrence laid out by block and one readout node."""
+        t·B + b, through one recurrence laid out by block and one readout node (with
+        ``labels`` (B, T + 1): the loss, from the same node)."""
         from fsmnet.train.fused import select_recurrence
         from fsmnet.train.pair_readout import pair_readout
 
         h = select_recurrence(torch.stack(list(self.W)), words, torch.stack(list(self.h0)),
                               by_block=True)
-        return pair_readout(h.view(2, -1, self.sizes[0]), self.readout)
+        flat = None if labels is None else labels.T.reshape(-1)  # column order (t, b)
+        return pair_readout(h.view(2, -1, self.sizes[0]), self.readout, flat)
 
     def loss(self, words: Tensor, labels: Tensor) -> Tensor:
         """Mean cross-entropy of every prefix's label (``labels`` (B, T + 1)): the same
         function as ``cross_entropy(logits(words))``, the loss one autograd node
-        (fsmnet.train.losses) and, for two equal blocks on a CPU, read from the
-        label-major scores without a transpose."""
+        (fsmnet.train.losses) or, for two equal blocks on a CPU, computed inside the
+        readout's node from the label-major scores."""
         from fsmnet.train import losses
 
         words = words.to(torch.int64)
         if self._fused(words) and len(self.sizes) == 2:
-            zt = self._pair_scores(words)
-            return losses.label_major_cross_entropy(zt, labels.T.reshape(-1))  # (t, b) order
+            return self._pair_scores(words, labels)
         return losses.cross_entropy(self.logits(words), labels)
 
     def forward(self, words: Tensor) -> Tensor:

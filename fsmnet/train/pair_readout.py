@@ -38,18 +38,28 @@ class _PairReadout(torch.autograd.Function):
     # product per label on contiguous (N, b) matrices runs 2-6x faster than one broadcast
     # over (N, C, b) or a batched (1 × C)·(C × b) product per position (measured).
     @staticmethod
-    def forward(ctx: Any, h: Tensor, readout: Tensor) -> Tensor:
+    def forward(ctx: Any, h: Tensor, readout: Tensor, labels: Tensor | None) -> Tensor:
         h0, h1 = h[0], h[1]
         norms = torch.linalg.vector_norm(h, dim=-1).clamp_min_(_EPS)  # (2, N)
         scale = (norms[0] * norms[1]).reciprocal_()
         p = torch.matmul(h1, readout.transpose(1, 2))  # (C, N, b): R_c h1
         z = (p * h0).sum(dim=-1).mul_(scale)  # (C, N)
         ctx.save_for_backward(h, readout, p, norms, scale, z)
+        ctx.loss_grad = None
+        if labels is not None:
+            # The node ends in the cross-entropy (fsmnet.train.losses): its gradient,
+            # softmax − one-hot, is known now; the backward scales it.
+            from fsmnet.train.losses import label_value_and_grad
+
+            loss, ctx.loss_grad = label_value_and_grad(z, labels)
+            return loss
         return z
 
     @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:  # type: ignore[override]
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, ...]:  # type: ignore[override]
         h, readout, p, norms, scale, z = ctx.saved_tensors
+        if ctx.loss_grad is not None:
+            grad = ctx.loss_grad * grad
         h0, h1 = h[0], h[1]
         gs = grad * scale  # (C, N)
         # δ/‖h_k‖² per block, δ = Σ_c G_c z_c, as a (2, N, 1) column.
@@ -66,11 +76,12 @@ class _PairReadout(torch.autograd.Function):
             g1.addmm_(x[c], readout[c])
         grad_r = torch.bmm(x.transpose(1, 2), h1.expand(readout.shape[0], -1, -1)) \
             if ctx.needs_input_grad[1] else None
-        return grad_h, grad_r
+        return grad_h, grad_r, None
 
 
-def pair_readout(h: Tensor, readout: Tensor) -> Tensor:
+def pair_readout(h: Tensor, readout: Tensor, labels: Tensor | None = None) -> Tensor:
     """Label-major scores (C, N) of block-major states ``h`` (2, N, b) through ``readout``
-    (C, b, b): z_c = h0ᵀ R_c h1 / (‖h0‖ ‖h1‖), a zero block giving 0."""
-    out: Tensor = _PairReadout.apply(h, readout)
+    (C, b, b): z_c = h0ᵀ R_c h1 / (‖h0‖ ‖h1‖), a zero block giving 0.  With ``labels``
+    (N,) class ids: their mean cross-entropy, computed in the same node."""
+    out: Tensor = _PairReadout.apply(h, readout, labels)
     return out
