@@ -72,7 +72,12 @@ def test_cross_entropy_equals_torch(n, n_labels, gain, kernel, grouped, seed):
     assert torch.allclose(got_x.grad, want_x.grad, rtol=1e-9, atol=1e-12)
 
 
-def test_pair_readout_gradcheck_and_equals_the_multilinear_readout():
+@pytest.mark.parametrize("kernel", [True, False])
+def test_pair_readout_gradcheck_and_equals_the_multilinear_readout(kernel, monkeypatch):
+    if not kernel:  # the torch-op path (what a GPU runs)
+        from fsmnet.train import pair_readout as module
+
+        monkeypatch.setattr(module, "_kernel_ok", lambda h: False)
     g = torch.Generator().manual_seed(2)
     h = torch.randn(2, 7, 4, dtype=torch.float64, generator=g, requires_grad=True)
     r = torch.randn(3, 4, 4, dtype=torch.float64, generator=g, requires_grad=True)

@@ -181,3 +181,61 @@ def sign_rows(parity, negative, sign0):  # pragma: no cover - jitted
         for k in range(width):
             out[k, d] = table[p, k]
     return out
+
+
+@njit(cache=True, nogil=True, fastmath=_FAST)
+def pair_forward(h, p, eps):  # pragma: no cover - jitted
+    """The non-GEMM part of the two-block readout (fsmnet.train.pair_readout): block
+    norms (2, N), s = 1/(‖h0‖‖h1‖) (N,) and the label-major scores
+    z[c, n] = s·Σ_i p[n, c·b + i]·h0[n, i], from the block-major states ``h`` (2, N, b)
+    and the products p[n, c·b + i] = (R_c h1[n])_i (N, C·b)."""
+    n_rows, size = h.shape[1], h.shape[2]
+    n_labels = p.shape[1] // size
+    norms = np.empty((2, n_rows), h.dtype)
+    scale = np.empty(n_rows, h.dtype)
+    z = np.empty((n_labels, n_rows), h.dtype)
+    for n in range(n_rows):
+        a = 0.0
+        b = 0.0
+        for i in range(size):
+            a += h[0, n, i] * h[0, n, i]
+            b += h[1, n, i] * h[1, n, i]
+        a = max(np.sqrt(a), eps)
+        b = max(np.sqrt(b), eps)
+        norms[0, n] = a
+        norms[1, n] = b
+        s = 1.0 / (a * b)
+        scale[n] = s
+        for c in range(n_labels):
+            acc = 0.0
+            for i in range(size):
+                acc += p[n, c * size + i] * h[0, n, i]
+            z[c, n] = acc * s
+    return z, norms, scale
+
+
+@njit(cache=True, nogil=True, fastmath=_FAST)
+def pair_backward(h, p, norms, scale, z, grad):  # pragma: no cover - jitted
+    """The non-GEMM part of the two-block readout's backward.  With gs = s·G and
+    δ = Σ_c G_c z_c: grad_h (2, N, b) holds ∂/∂h0 = Σ_c gs_c (R_c h1) − δ h0/‖h0‖² and
+    −δ h1/‖h1‖² (the caller adds the GEMM x·R to the second block), and
+    x[n, c·b + i] = gs_c·h0[n, i] (N, C·b), the left factor of both GEMMs."""
+    n_rows, size = h.shape[1], h.shape[2]
+    n_labels = p.shape[1] // size
+    grad_h = np.empty_like(h)
+    x = np.empty_like(p)
+    for n in range(n_rows):
+        dot = 0.0
+        for c in range(n_labels):
+            dot += grad[c, n] * z[c, n]
+        c0 = dot / (norms[0, n] * norms[0, n])
+        c1 = dot / (norms[1, n] * norms[1, n])
+        for i in range(size):
+            grad_h[0, n, i] = -c0 * h[0, n, i]
+            grad_h[1, n, i] = -c1 * h[1, n, i]
+        for c in range(n_labels):
+            gs = grad[c, n] * scale[n]
+            for i in range(size):
+                grad_h[0, n, i] += gs * p[n, c * size + i]
+                x[n, c * size + i] = gs * h[0, n, i]
+    return grad_h, x

@@ -33,17 +33,33 @@ Tensor = torch.Tensor
 _EPS = 1e-30
 
 
+def _kernel_ok(h: Tensor) -> bool:
+    return not h.is_cuda and h.dtype in (torch.float32, torch.float64)
+
+
 class _PairReadout(torch.autograd.Function):
-    # Block-major states (2, N, b) and label-major intermediates (C, N, b): at C = 3 a
-    # product per label on contiguous (N, b) matrices runs 2-6x faster than one broadcast
-    # over (N, C, b) or a batched (1 × C)·(C × b) product per position (measured).
+    # Block-major states (2, N, b).  The products P = h1·[R_0ᵀ … R_{C-1}ᵀ] (N, C·b) and the
+    # backward's two GEMMs run in torch; on a CPU the rest (norms, the C dot products per
+    # position, the backward's per-position sums) is one Numba loop each way
+    # (fsmnet.train.kernels): as torch ops at C = 3 they were ~20 ops over (C, N, b).
     @staticmethod
     def forward(ctx: Any, h: Tensor, readout: Tensor, labels: Tensor | None) -> Tensor:
-        h0, h1 = h[0], h[1]
-        norms = torch.linalg.vector_norm(h, dim=-1).clamp_min_(_EPS)  # (2, N)
-        scale = (norms[0] * norms[1]).reciprocal_()
-        p = torch.matmul(h1, readout.transpose(1, 2))  # (C, N, b): R_c h1
-        z = (p * h0).sum(dim=-1).mul_(scale)  # (C, N)
+        h = h.contiguous()
+        n_labels, size = readout.shape[0], readout.shape[1]
+        # rows[c·b + i, j] = R[c, i, j]: P[n, c·b + i] = (R_c h1[n])_i.
+        rows = readout.reshape(n_labels * size, size)
+        p = h[1] @ rows.T  # (N, C·b)
+        if _kernel_ok(h):
+            from fsmnet.train import kernels
+
+            z_np, norms_np, scale_np = kernels.pair_forward(h.detach().numpy(),
+                                                            p.detach().numpy(), _EPS)
+            z, norms, scale = (torch.from_numpy(z_np), torch.from_numpy(norms_np),
+                               torch.from_numpy(scale_np))
+        else:
+            norms = torch.linalg.vector_norm(h, dim=-1).clamp_min_(_EPS)  # (2, N)
+            scale = (norms[0] * norms[1]).reciprocal_()
+            z = (p.view(-1, n_labels, size) * h[0, :, None, :]).sum(dim=-1).T * scale
         ctx.save_for_backward(h, readout, p, norms, scale, z)
         ctx.loss_grad = None
         if labels is not None:
@@ -60,22 +76,26 @@ class _PairReadout(torch.autograd.Function):
         h, readout, p, norms, scale, z = ctx.saved_tensors
         if ctx.loss_grad is not None:
             grad = ctx.loss_grad * grad
-        h0, h1 = h[0], h[1]
-        gs = grad * scale  # (C, N)
-        # δ/‖h_k‖² per block, δ = Σ_c G_c z_c, as a (2, N, 1) column.
-        coef = ((grad * z).sum(dim=0) / (norms * norms)).unsqueeze_(-1)
-        grad_h = torch.mul(h, coef).neg_()  # the normalization's projection terms
-        # ∂/∂h0 += Σ_c sG_c (R_c h1), from the saved products.
-        g0 = grad_h[0]
-        for c in range(readout.shape[0]):
-            g0.addcmul_(p[c], gs[c, :, None])
-        # ∂/∂h1 += Σ_c R_cᵀ (sG_c h0); ∂/∂R_c = Σ_n (sG_c h0) h1ᵀ.
-        x = gs[:, :, None] * h0  # (C, N, b)
-        g1 = grad_h[1]
-        for c in range(readout.shape[0]):
-            g1.addmm_(x[c], readout[c])
-        grad_r = torch.bmm(x.transpose(1, 2), h1.expand(readout.shape[0], -1, -1)) \
-            if ctx.needs_input_grad[1] else None
+        n_labels, size = readout.shape[0], readout.shape[1]
+        rows = readout.reshape(n_labels * size, size)
+        if _kernel_ok(h) and grad.dtype == h.dtype:
+            from fsmnet.train import kernels
+
+            gh_np, x_np = kernels.pair_backward(h.numpy(), p.numpy(), norms.numpy(),
+                                                scale.numpy(), z.numpy(),
+                                                grad.detach().contiguous().numpy())
+            grad_h, x = torch.from_numpy(gh_np), torch.from_numpy(x_np)
+        else:
+            gs = grad * scale  # (C, N)
+            # δ/‖h_k‖² per block, δ = Σ_c G_c z_c, as a (2, N, 1) column.
+            coef = ((grad * z).sum(dim=0) / (norms * norms)).unsqueeze_(-1)
+            grad_h = torch.mul(h, coef).neg_()  # the normalization's projection terms
+            # ∂/∂h0 += Σ_c sG_c (R_c h1), from the saved products.
+            grad_h[0] += (p.view(-1, n_labels, size) * gs.T[:, :, None]).sum(dim=1)
+            x = (gs.T[:, :, None] * h[0, :, None, :]).reshape(-1, n_labels * size)
+        # ∂/∂h1 += Σ_c R_cᵀ (sG_c h0) = x·rows; ∂/∂R_c[i, j] = Σ_n x[n, c·b + i] h1[n, j].
+        grad_h[1].addmm_(x, rows)
+        grad_r = (x.T @ h[1]).view_as(readout) if ctx.needs_input_grad[1] else None
         return grad_h, grad_r, None
 
 
