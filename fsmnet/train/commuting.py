@@ -121,7 +121,7 @@ class _CountReadout(torch.autograd.Function):
                 label_major: bool, weights: Tensor | None = None, n_total: int = 0) -> Tensor:
         # c1t (S + 1, D): the counts and a row of ones, which carries log|h0| (and angle h0).
         # Log-modulus of every channel (K, D): one GEMM with the counts.
-        total = torch.cat([log_mod, log0[None]]).T @ c1t
+        total = torch.addmm(log0[:, None], log_mod.T, c1t[:-1])  # + log|h0|: the ones row
         if zero is not None:
             total.masked_fill_(zero.T @ c1t[:-1] > 0, float("-inf"))
         top = torch.nan_to_num_(total.amax(dim=0, keepdim=True), 0.0, 0.0, 0.0)
@@ -154,7 +154,7 @@ class _CountReadout(torch.autograd.Function):
             h = mag
         else:
             assert angle0 is not None
-            angle = torch.cat([angles, angle0[None]]).T @ c1t
+            angle = torch.addmm(angle0[:, None], angles.T, c1t[:-1])
             h = torch.stack([mag * torch.cos(angle), mag * torch.sin(angle)], dim=1).view(
                 -1, c1t.shape[1])  # rows 2k, 2k + 1: the real and imaginary part of pair k
         if readout is None:
@@ -236,14 +236,14 @@ def count_states(log_mod: Tensor, phase: Tensor, counts: Tensor, h0: Tensor,
     return _states(log_mod, phase, c1t, h0, complex_pairs, readout, label_major, counts, None)
 
 
-def _states(log_mod: Tensor, phase: Tensor, c1t: Tensor, h0: Tensor, complex_pairs: bool,
+def _states(log_mod: Tensor, phase: Tensor | None, c1t: Tensor, h0: Tensor, complex_pairs: bool,
             readout: Tensor | None, label_major: bool, counts: Tensor | None,
             parity: Tensor | None, weights: Tensor | None = None, total: int = 0) -> Tensor:
     """:func:`count_states` from ``c1t`` (S + 1, D), the counts with a row of ones, and
     either the integer ``counts`` or each vector's ``parity`` pattern Σ_s (c_s mod 2)·2^s;
     with label counts ``weights`` (C, D), the grouped cross-entropy of the logits."""
     dead = torch.isneginf(log_mod)
-    if not complex_pairs:
+    if not complex_pairs and phase is not None:  # None: every real transition positive
         dead = dead | (phase == 0)
     zero = None
     if bool(dead.any()):
@@ -251,12 +251,15 @@ def _states(log_mod: Tensor, phase: Tensor, c1t: Tensor, h0: Tensor, complex_pai
         log_mod = log_mod.masked_fill(dead, 0.0)
         zero = dead.to(c1t.dtype)
     if complex_pairs:
+        assert phase is not None
         re0, im0 = h0[0::2], h0[1::2]
         log0 = 0.5 * torch.log(re0 * re0 + im0 * im0)
         out: Tensor = _CountReadout.apply(log_mod, log0, phase, torch.atan2(im0, re0), readout,
                                           None, c1t, zero, None, label_major, weights, total)
         return out
-    sign, pattern = _signs(phase.detach(), torch.sign(h0).detach(), counts, parity, c1t)
+    sign0 = torch.sign(h0).detach()
+    sign, pattern = (sign0, None) if phase is None else _signs(phase.detach(), sign0, counts,
+                                                               parity, c1t)
     out = _CountReadout.apply(log_mod, torch.log(h0.abs()), None, None, readout, sign, c1t,
                               zero, pattern, label_major, weights, total)
     return out
@@ -265,14 +268,15 @@ def _states(log_mod: Tensor, phase: Tensor, c1t: Tensor, h0: Tensor, complex_pai
 _NUMPY = {torch.float32: np.float32, torch.float64: np.float64}
 
 
-def count_loss(log_mod: Tensor, phase: Tensor, words: Tensor, labels: Tensor, h0: Tensor,
-               complex_pairs: bool, readout: Tensor) -> Tensor:
+def count_loss(log_mod: Tensor, phase: Tensor | None, words: Tensor, labels: Tensor,
+               h0: Tensor, complex_pairs: bool, readout: Tensor) -> Tensor:
     """Mean cross-entropy of every prefix's label (``labels`` (B, T + 1) class ids), the
     logits read out once per distinct count vector and the loss grouped by vector
     (:func:`fsmnet.train.losses.grouped_cross_entropy`): no (N, C) gather, no log-softmax
     over N rows.  On a CPU the distinct vectors and their label counts come from one
-    Numba kernel (:func:`fsmnet.train.kernels.count_table`).  The same function as the
-    cross-entropy of the step loop's logits."""
+    Numba kernel (:func:`fsmnet.train.kernels.count_table`).  ``phase`` None: a real
+    class whose transitions are all positive (no sign or zero checks).  The same
+    function as the cross-entropy of the step loop's logits."""
     from fsmnet.train import losses
 
     n_sym, n_labels = log_mod.shape[0], readout.shape[0]

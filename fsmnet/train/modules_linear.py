@@ -134,7 +134,10 @@ class LinearRNN(nn.Module):
 
         if self.diagonal and torch.is_grad_enabled() and not words.is_cuda:
             log_mod, phase = self.log_phase()
-            return commuting.count_loss(log_mod, phase, words.to(torch.int64), labels, self.h0,
+            # The Mamba-like class's decays are positive by construction: no sign checks.
+            positive = self.arch == "bilinear-positive-diag"
+            return commuting.count_loss(log_mod, None if positive else phase,
+                                        words.to(torch.int64), labels, self.h0,
                                         self.complex_pairs, self.readout)
         return losses.cross_entropy(self.logits(words), labels)
 
