@@ -13,9 +13,12 @@ states.  :func:`distinct_counts` finds the distinct count vectors of a batch
 (at training lengths 2–10 over 3 symbols, a 64-word batch has ≤ 181 of them for
 704 prefixes; at length 64, 2454 for 4160) and :func:`count_states` computes the
 states of those only; the module reads them out and gathers the logits, so the
-H-wide work is done once per distinct count vector.  Same values as the step loop
-:func:`fsmnet.train.scan.diag_loop` up to a positive factor per position (and
-rounding), gradients included (tests/test_train_modules.py).
+H-wide work is done once per distinct count vector.  For training,
+:func:`count_loss` goes to the loss in the same node: the cross-entropy grouped by
+count vector (no gather of the logits), the vectors and their label counts from one
+Numba kernel (:func:`fsmnet.train.kernels.count_table`).  Same values as the step
+loop :func:`fsmnet.train.scan.diag_loop` up to a positive factor per position (and
+rounding), gradients included (tests/test_train_modules.py, tests/test_train_losses.py).
 
 >>> import torch
 >>> counts, inverse = distinct_counts(torch.tensor([[0, 1], [1, 0]]), 2)
@@ -218,7 +221,7 @@ def _unit_backward(complex_pairs: bool, u: Tensor, c1t: Tensor, grad: Tensor
     return both[:-1], both[-1], ang[:-1], ang[-1], None
 
 
-def count_states(log_mod: Tensor, phase: Tensor, counts: Tensor, h0: Tensor,
+def count_states(log_mod: Tensor, phase: Tensor | None, counts: Tensor, h0: Tensor,
                  complex_pairs: bool, readout: Tensor | None = None,
                  label_major: bool = False) -> Tensor:
     """Unit states (D, H) for the count vectors ``counts`` (D, S), or with ``readout``
@@ -227,8 +230,9 @@ def count_states(log_mod: Tensor, phase: Tensor, counts: Tensor, h0: Tensor,
 
     ``log_mod``/``phase`` (S, K) as in :func:`fsmnet.train.scan.diag_loop`: the real
     case multiplies channel k by phase·exp(log_mod) (phase a sign, 0 allowed), the
-    complex case channel pair k by exp(log_mod)·e^{i·phase}.  A log-modulus of −∞
-    (a zero transition) zeroes its channel once the symbol has occurred.
+    complex case channel pair k by exp(log_mod)·e^{i·phase}; ``phase`` None: real and
+    every transition positive.  A log-modulus of −∞ (a zero transition) zeroes its
+    channel once the symbol has occurred.
     """
     c1t = torch.ones(counts.shape[1] + 1, counts.shape[0], dtype=log_mod.dtype,
                      device=log_mod.device)
