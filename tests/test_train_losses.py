@@ -128,11 +128,13 @@ LOSS_ARCHS = ["bilinear-full", "bilinear-cp", "bilinear-block", "bilinear-r2",
               "fixed-point"]
 
 
-@settings(deadline=None, max_examples=30)
-@given(st.sampled_from(LOSS_ARCHS), st.integers(2, 4), st.integers(1, 4), st.integers(0, 20),
-       st.sampled_from([2, 4, 6]), st.booleans(), SEEDS)
+@settings(deadline=None, max_examples=40)
+@given(st.sampled_from(LOSS_ARCHS), st.sampled_from([2, 3, 4, 13, 20]), st.integers(1, 4),
+       st.integers(0, 20), st.sampled_from([2, 4, 6]), st.booleans(), SEEDS)
 def test_module_loss_equals_the_loop_cross_entropy_with_gradients(arch, n_symbols, batch,
                                                                  length, hidden, double, seed):
+    # 13 symbols: too many parity patterns for a sign table (one row per vector);
+    # 20 symbols at length ≥ 8: the packed key would overflow, so the torch fallback.
     torch.manual_seed(seed)
     module = convert.build(arch, n_symbols, 3, hidden)
     if double:
@@ -171,3 +173,25 @@ def test_sign_rows_are_the_product_of_the_signs(n_sym, width, n_rows, seed):
     want = np.array([[sign0[k] * np.prod(signs[:, k] ** counts[d]) for d in range(n_rows)]
                      for k in range(width)])
     assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("arch", ["bilinear-real-diag", "bilinear-r2", "bilinear-positive-diag"])
+@pytest.mark.parametrize("n_symbols", [13, 20])
+def test_count_loss_branches_for_many_symbols(arch, n_symbols):
+    # 13 symbols: no sign table (2^13 patterns), one sign row per vector; 20 symbols at
+    # length 12: 20·4 key bits > 62, so the torch fallback finds the distinct vectors.
+    torch.manual_seed(5)
+    module = convert.build(arch, n_symbols, 3, 4).double()
+    g = torch.Generator().manual_seed(5)
+    words = torch.randint(0, n_symbols, (3, 12), generator=g)
+    labels = torch.randint(0, 3, (3, 13), generator=g)
+    got = module.loss(words, labels)
+    got.backward()
+    fast = [p.grad.clone() for p in module.parameters()]
+    module.zero_grad()
+    logits = module.logits(words, fast=False)
+    want = torch.nn.functional.cross_entropy(logits.reshape(-1, 3), labels.reshape(-1))
+    want.backward()
+    assert torch.allclose(got, want, rtol=1e-9)
+    for a, p in zip(fast, module.parameters()):
+        assert torch.allclose(a, p.grad, rtol=1e-7, atol=1e-10)
