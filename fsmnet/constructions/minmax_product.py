@@ -67,6 +67,13 @@ SMALL_DENSE = 1 << 16
 parameters is kept: the CuPy and levelwise Numba kernels take only that form,
 and a product cannot be much smaller in absolute terms."""
 
+FACTOR_FIRST_MAX = 130
+"""Up to this many states the factorization is looked for before the plain holonomy
+decomposition (the congruence search costs at most about 5 s there; the plain
+decomposition of sequences:8,tracks=2, 81 states, took 106 s before it stopped);
+above, only when the plain cascade fails or reaches more than
+:data:`PLAIN_IS_SMALL` tuples per state (a 200-state chain then costs no search)."""
+
 KEEP_DENSE_BELOW = 16
 """Up to this many states the plain cascade is always built and compared (it is
 cheap there, and its mixed-radix form runs on every device kernel)."""
@@ -247,25 +254,37 @@ def cheap_cascade(automaton: Automaton, *, arch: str, max_steps: int = MAX_STEPS
     cascade of this automaton reaches fewer, since its tuples determine the
     state), else the product cascade when its components reach at most
     :data:`PLAIN_IS_SMALL` tuples per state of the automaton and the automaton
-    has more than :data:`KEEP_DENSE_BELOW` states; else None.
+    has more than :data:`KEEP_DENSE_BELOW` states; else None.  The product is
+    only looked for up to :data:`FACTOR_FIRST_MAX` states.
     """
-    from fsmnet.algebra.holonomy.skeleton import DecompositionTooLarge
     from fsmnet.constructions.minmax_threshold import threshold_spec
 
     ordered = threshold_spec(automaton)
     if ordered is not None:
         return cascade_network(ordered, automaton, arch=arch, max_steps=max_steps,
                                options={"construction": "threshold"}), None
-    parts = factorization(automaton)
-    if parts is None:
-        return None, None
-    try:
-        product = product_network(automaton, parts, arch=arch, max_steps=max_steps)
-    except (DecompositionTooLarge, NotExpressible):
-        return None, None  # a component beyond its budget, or (scalar) one that permutes
     n = automaton.n_states
+    if n > FACTOR_FIRST_MAX:
+        return None, None
+    product = _product(automaton, arch=arch, max_steps=max_steps)
+    if product is None:
+        return None, None
     small = product.options["reachable_coordinates"] <= PLAIN_IS_SMALL * n
     return (product if small and n > KEEP_DENSE_BELOW else None), product
+
+
+def _product(automaton: Automaton, *, arch: str, max_steps: int) -> Network | None:
+    """The product cascade, or None (no factorization; a component beyond its budget,
+    or, for minmax-scalar, one that permutes)."""
+    from fsmnet.algebra.holonomy.skeleton import DecompositionTooLarge
+
+    parts = factorization(automaton)
+    if parts is None:
+        return None
+    try:
+        return product_network(automaton, parts, arch=arch, max_steps=max_steps)
+    except (DecompositionTooLarge, NotExpressible):
+        return None
 
 
 def best_cascade(automaton: Automaton, *, arch: str, max_steps: int = MAX_STEPS,
@@ -299,6 +318,10 @@ def best_cascade(automaton: Automaton, *, arch: str, max_steps: int = MAX_STEPS,
     if plain is not None and not plain.options["prefix_indexed"] and (
             plain.n_params <= SMALL_DENSE):
         return plain  # small mixed-radix tables: every device kernel takes them
+    if product is None and automaton.n_states > FACTOR_FIRST_MAX and (
+            plain is None or plain.options["reachable_coordinates"]
+            > PLAIN_IS_SMALL * automaton.n_states):
+        product = _product(automaton, arch=arch, max_steps=max_steps)
     candidates = [net for net in (plain, product) if net is not None]
     if not candidates:
         raise failure  # type: ignore[misc]
