@@ -56,9 +56,9 @@ def step_loss(module: Any, words: Any, labels: Any) -> Any:
 
 
 def adam_options(device: Any) -> dict[str, Any]:
-    """Adam's implementation: on a CPU the fused kernel (one op for every parameter; the
-    per-parameter loop costs ~0.15 ms a step at batch 64, as much as a diagonal class's
-    forward).  The same update rule either way."""
+    """Adam's implementation: on a CPU the fused kernel (one op for every parameter,
+    0.2 → 0.06 ms for a few small tensors on their own; inside a training step the
+    difference is within noise).  The same update rule either way."""
     return {"fused": True} if str(device).startswith("cpu") else {}
 
 
