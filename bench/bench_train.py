@@ -6,8 +6,8 @@
    fsmnet.train.commuting for the diagonal classes, the loss one autograd node of
    fsmnet.train.losses) against the step-by-step torch loop of the same module
    (``logits(fast=False)``: per step gather the matrices/diagonals, multiply, rescale;
-   torch's cross-entropy).  The same fused Adam on both sides.  Best of N back-to-back
-   runs each, the two taking turns twice; wall and CPU time.
+   torch's cross-entropy), one Adam for both.  Best of N back-to-back runs each, the
+   two taking turns twice; wall and CPU time.
 2. A forward pass of a compiled network on 64 × 200 tokens: ``Network.to_torch()``
    against the float64 module ``to_torch()`` returned before issue 12 (kept
    verbatim below as ``OldLinearLoop``), called as its users called it (autograd
@@ -34,7 +34,7 @@ from timing import best  # noqa: E402
 
 import fsmnet  # noqa: E402
 from fsmnet.train import convert  # noqa: E402
-from fsmnet.train.loop import TrainConfig, adam_options, step_loss, train  # noqa: E402
+from fsmnet.train.loop import TrainConfig, step_loss, train  # noqa: E402
 
 LINEAR = ["bilinear-full", "bilinear-cp", "bilinear-block", "bilinear-r2", "bilinear-real-diag",
           "bilinear-positive-diag", "deltaproduct", "deltanet", "fixed-point"]
@@ -123,8 +123,7 @@ def bench_step(arch: str, hidden: int, batch: int, length: int, repeat: int,
 
     torch.manual_seed(0)
     module = convert.build(arch, 3, 3, hidden)
-    # One optimizer for both sides, the trainer's (fused Adam on a CPU).
-    opt = torch.optim.Adam(module.parameters(), lr=1e-3, **adam_options("cpu"))
+    opt = torch.optim.Adam(module.parameters(), lr=1e-3)
     words = torch.randint(0, 3, (batch, length))
     labels = torch.randint(0, 3, (batch, length + 1))
     loop, fast = timed(repeat, (training_step, module, opt, words, labels, False),
