@@ -297,12 +297,20 @@ def compile_fixed_point(automaton: Automaton, *, seed: int = 0, attempts: int = 
                              f"iteration cannot converge (ρ ≥ 1)")
     size = n + int(extra)
     if size > _PROOF_LIMIT:
+        from fsmnet.constructions.fixed_point_split import compile_fixed_point_split
+
+        # Two quotients side by side, each proved on its own (A_5: 5 + 12 states).
+        try:
+            return compile_fixed_point_split(automaton, seed=seed, attempts=attempts,
+                                             sign_channel=sign_channel)
+        except NotExpressible as exc:
+            why = str(exc)
         # Refused at once: callers such as `fsmnet expressivity` try every class and
         # must stay fast.  The exactly block-diagonal encoding is proved per block,
         # but costs about a minute to build and two to verify at 120 states.
         raise NotExpressible(f"fixed-point: hidden size {size} is above {_PROOF_LIMIT}, where "
-                             f"the exact Schur-Cohn proof of the radius takes hours; "
-                             f"fsmnet.constructions.fixed_point_blocks."
+                             f"the exact Schur-Cohn proof of the radius takes hours, and "
+                             f"{why}; fsmnet.constructions.fixed_point_blocks."
                              f"compile_fixed_point_blocks builds an exactly block-diagonal "
                              f"encoding instead (about a minute at 120 states)")
     reps = []
