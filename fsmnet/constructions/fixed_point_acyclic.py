@@ -42,9 +42,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import numpy as np
-
 from fsmnet.automata import Automaton
+from fsmnet.constructions.fixed_point_reset import rational_network
 from fsmnet.errors import NotExpressible
 from fsmnet.nets import Network
 
@@ -137,19 +136,5 @@ def compile_fixed_point_acyclic(automaton: Automaton, *, epsilon: Fraction | Non
         lam_exact.append([lam] * n)
         q_exact.append([[scale * (inv[i][j] - int(i == j)) for j in range(n)]
                         for i in range(n)])
-    to_f = np.vectorize(float, otypes=[np.float64])
-    h0 = np.zeros(n)
-    assert automaton.initial is not None
-    h0[automaton.initial] = 1.0
-    readout = np.zeros((len(automaton.labels), n))
-    readout[automaton.output_ids, np.arange(n)] = 1.0
-    return Network(
-        arch="fixed-point",
-        params={"Lambda": to_f(np.array(lam_exact, dtype=object)),
-                "Q": to_f(np.array(q_exact, dtype=object)), "h0": h0, "readout": readout},
-        symbols=automaton.symbols, labels=automaton.labels,
-        options={"construction": "behavioural merge", "epsilon": str(eps),
-                 "states": list(automaton.states)},
-        exact={"Lambda": [[str(x) for x in row] for row in lam_exact],
-               "Q": [[[str(x) for x in row] for row in m] for m in q_exact]},
-        name=automaton.name)
+    return rational_network(automaton, lam_exact, q_exact, n,
+                            {"construction": "behavioural merge", "epsilon": str(eps)})

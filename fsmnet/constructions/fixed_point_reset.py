@@ -82,11 +82,24 @@ def compile_fixed_point_reset(automaton: Automaton, *, epsilon: Fraction = EPSIL
                  for i in range(size)]
         lam_exact.append(lam)
         q_exact.append(q)
+    return rational_network(automaton, lam_exact, q_exact, size,
+                            {"construction": "behavioural reset", "epsilon": str(eps)},
+                            unit=True)
+
+
+def rational_network(automaton: Automaton, lam_exact: list[list[Fraction]],
+                     q_exact: list[list[list[Fraction]]], size: int,
+                     options: dict[str, object], *, unit: bool = False) -> Network:
+    """The fixed-point network of rational Λ and Q, started at the one-hot of the
+    initial state (plus the constant coordinate ``size - 1`` at 1 when ``unit``) and
+    read out by the automaton's outputs on the first n coordinates."""
+    n = automaton.n_states
     to_f = np.vectorize(float, otypes=[np.float64])
     h0 = np.zeros(size)
     assert automaton.initial is not None
     h0[automaton.initial] = 1.0
-    h0[n] = 1.0
+    if unit:
+        h0[size - 1] = 1.0
     readout = np.zeros((len(automaton.labels), size))
     readout[automaton.output_ids, np.arange(n)] = 1.0
     return Network(
@@ -94,8 +107,7 @@ def compile_fixed_point_reset(automaton: Automaton, *, epsilon: Fraction = EPSIL
         params={"Lambda": to_f(np.array(lam_exact, dtype=object)),
                 "Q": to_f(np.array(q_exact, dtype=object)), "h0": h0, "readout": readout},
         symbols=automaton.symbols, labels=automaton.labels,
-        options={"construction": "behavioural reset", "epsilon": str(eps),
-                 "states": list(automaton.states)},
+        options={**options, "states": list(automaton.states)},
         exact={"Lambda": [[str(x) for x in row] for row in lam_exact],
                "Q": [[[str(x) for x in row] for row in m] for m in q_exact]},
         name=automaton.name)
