@@ -291,9 +291,9 @@ def _linked(net: Any, arr: np.ndarray, *, outputs: str, start: Any,
     if path in ("auto", "sequential"):
         from fsmnet.gpu.numba_linked import run_linked
 
-        state = flat_state(pack, sem.initial_state(net, False) if start is None else start)
-        run_linked(net, arr, state, res)
-        return (res if outputs == "all" else None), unflat_state(pack, state), "sequential"
+        flat = flat_state(pack, sem.initial_state(net, False) if start is None else start)
+        run_linked(net, arr, flat, res)
+        return (res if outputs == "all" else None), unflat_state(pack, flat), "sequential"
     if path != "levelwise":
         raise SpecError("unknown path for a MinMax cascade; use auto, sequential or levelwise",
                         source="<evaluate>", field="path", value=path)

@@ -46,7 +46,11 @@ MAX_TUPLES = 1_000_000
 def component_network(net: Network, c: int) -> Network:
     """Component c of a product cascade as a one-component cascade whose label is the
     component's final prefix index (labels 0..F_c−1)."""
-    lay = net.semantics.layout(net)
+    from fsmnet.nets.minmax_cascade import MinMaxCascade
+
+    sem = net.semantics
+    assert isinstance(sem, MinMaxCascade)
+    lay = sem.layout(net)
     units = lay.members[c]
     p = net.params
     params: dict[str, np.ndarray] = {

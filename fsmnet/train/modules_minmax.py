@@ -177,10 +177,10 @@ class CompiledCascade(nn.Module):
             for u in members:
                 pis.append(links[u][pis[-1], coords[u]])
             chains.append(pis)
-        rows = [chains[c][self.above[u]] for u, c in enumerate(lay.components)]
+        rows = [chains[comp][self.above[u]] for u, comp in enumerate(lay.components)]
         code = chains[0][-1]
-        for c, join in enumerate(joins, start=1):
-            code = join[code, chains[c][-1]]
+        for comp, join in enumerate(joins, start=1):
+            code = join[code, chains[comp][-1]]
         return rows, code
 
     def forward(self, words: Tensor) -> Tensor:
