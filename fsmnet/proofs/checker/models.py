@@ -88,7 +88,7 @@ def _cascade_model(model: dict[str, Any], k: int, n_labels: int) -> _Model:
     above = [sum(1 for w in chains[comp[u]] if levels[w] < lv) for u, lv in enumerate(levels)]
     finals = _join_finals(joins, len(model["readout"]))
     rows = [_link_rows(None if links is None else [links[u] for u in chain],
-                       [sizes[u] for u in chain], finals[c])
+                       [sizes[u] for u in chain], finals[c], chain)
             for c, chain in enumerate(chains)]
     tables: list[tuple[str, Any, Any]] = []
     for u, unit in enumerate(units):
@@ -197,8 +197,10 @@ def _join_finals(joins: list[Any], n_readout: int) -> list[int]:
     return [len(joins[0])] + [len(join[0]) for join in joins]
 
 
-def _link_rows(links: Any, sizes: list[int], n_readout: int) -> list[int]:
-    """Rows of the code tables per prefix length; checks the links are total."""
+def _link_rows(links: Any, sizes: list[int], n_readout: int,
+               units: list[int] | None = None) -> list[int]:
+    """Rows of the code tables per prefix length; checks the links are total.
+    ``units`` names the links in messages (their unit indices; default 0, 1, ...)."""
     if links is None:
         rows = [1]
         for m in sizes:
@@ -209,13 +211,14 @@ def _link_rows(links: Any, sizes: list[int], n_readout: int) -> list[int]:
     if not isinstance(links, list) or len(links) != len(sizes):
         raise CertificateError("a prefix-indexed cascade needs one link table per unit")
     rows = [len(x) if isinstance(x, list) else -1 for x in links] + [n_readout]
+    names = list(range(len(sizes))) if units is None else units
     if rows[0] != 1:
-        raise CertificateError("link 0 must have one row (the empty prefix)")
+        raise CertificateError(f"link {names[0]} must have one row (the empty prefix)")
     for j, (table, m) in enumerate(zip(links, sizes)):
         if not all(isinstance(row, list) and len(row) == m and all(
                 isinstance(c, int) and 0 <= c < rows[j + 1] for c in row) for row in table):
-            raise CertificateError(f"link {j}: need {m} prefix indices below {rows[j + 1]} "
-                                   f"per row")
+            raise CertificateError(f"link {names[j]}: need {m} prefix indices below "
+                                   f"{rows[j + 1]} per row")
     return rows
 
 
