@@ -221,6 +221,18 @@ def test_forged_component_certificates_are_refused(tmp_path) -> None:
         part = c["components"][0]
         part["pairs"][0][1] = (part["pairs"][0][1] + 1) % a.n_states
 
+    def bad_component(c: dict) -> None:
+        c["network"]["model"]["components"][0] = 7  # components 0..7, most without units
+
+    def bad_join(c: dict) -> None:
+        c["network"]["model"]["joins"][0][0][0] = 10**6
+
+    def unit_reads_nothing(c: dict) -> None:  # a link of the wrong width
+        c["network"]["model"]["links"][0] = [[0]]
+
+    refused(bad_component, "components")
+    refused(bad_join, "join 1")
+    refused(unit_reads_nothing, "link 0")
     refused(flip_label, "readout gives")
     refused(retarget, "target differs")
     refused(drop_last_pair, "bad target")
