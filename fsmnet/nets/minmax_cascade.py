@@ -173,18 +173,6 @@ class CascadeLayout:
             code = join[code, chains[c][-1]]
         return rows, code
 
-    def row_trace(self, u: int, coords: Sequence[np.ndarray], length: int) -> np.ndarray:
-        """Unit u's controller row along time from the coordinate traces of the
-        units above it (``coords[w]`` for the earlier units w of its component)."""
-        c = self.components[u]
-        chain = self.members[c][:self.above[u]]
-        sub = {w: coords[w] for w in chain}
-        out = np.zeros(length, dtype=np.int64)
-        for w in chain:
-            out = (out * self.sizes[w] + sub[w] if self.links is None
-                   else self.links[w][out, sub[w]])
-        return out
-
     def prefix_indices(self, coords: Sequence[int]) -> list[int]:
         """π_0..π_U for one coordinate tuple of a one-component cascade."""
         assert not self.product, "a product cascade has one prefix chain per component"
@@ -316,9 +304,13 @@ def levelwise_unit_traces(net: Network, word: Sequence[int] | np.ndarray) -> lis
     w = np.asarray(word, dtype=np.int64)
     traces: list[np.ndarray] = []
     coords: list[np.ndarray] = []
+    # Per component, its prefix index along time after 0, 1, ... of its units, from
+    # their coordinates at t-1: extended as each unit's trace is known (one link
+    # lookup per unit, not one per unit above it).
+    chains = [[np.zeros(len(w), dtype=np.int64)] for _ in lay.members]
     for u in range(lay.n_units):
         # The controller row from the units above (all earlier in the file), at t-1.
-        code = lay.row_trace(u, [c[:-1] for c in coords], len(w))
+        code = chains[lay.components[u]][lay.above[u]]
         x0 = np.asarray(p[f"unit{u}_x0"], dtype=np.float64)
         if lay.kinds[u] == SCALAR_KIND:
             rr, ss = scan_scalar(p[f"unit{u}_r"][w, code], p[f"unit{u}_s"][w, code])
@@ -334,6 +326,9 @@ def levelwise_unit_traces(net: Network, word: Sequence[int] | np.ndarray) -> lis
             trace = np.concatenate([x0[None, :], body])
             coords.append(np.argmax(trace, axis=1).astype(np.int64))
         traces.append(trace)
+        chain, c = chains[lay.components[u]], coords[-1][:-1]
+        chain.append(chain[-1] * lay.sizes[u] + c if lay.links is None
+                     else lay.links[u][chain[-1], c])
     return traces
 
 
