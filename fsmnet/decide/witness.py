@@ -16,7 +16,6 @@ Two kinds, each re-checkable by running the automaton alone:
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
@@ -123,41 +122,85 @@ def unsettled_powers_witness(automaton: Automaton, *, stride: int = 1,
 
     Exists (for stride 1) iff the syntactic monoid is not aperiodic; for stride 2
     iff some element has a cycle of length other than 1 and 2.
+
+    The search runs a BFS layer at a time on NumPy arrays: each element is its map
+    q ↦ q·u (composition with a letter is one gather), and whether some state lies
+    on a cycle of length ℓ ∤ stride is read off G = f^(2^k), 2^k ≥ n, which sends
+    every state onto its cycle: f^stride moves a point of G's image iff such a
+    cycle exists.  The order of the elements (layer by layer; within a layer by
+    parent, then letter) and the first element with a witness are those of a
+    word-by-word BFS; only that element's words are built.
     """
     m = automaton.minimal()
+    n, k = m.n_states, m.n_symbols
+    delta = np.asarray(m.delta, dtype=np.int32)
+    squarings = max(1, int(np.ceil(np.log2(max(n, 2)))))
+    seen: set[bytes] = set()
+    # A layer: the maps and words of the elements it extends, children built per chunk.
+    parents, parent_words = np.arange(n, dtype=np.int32)[None, :], [[]]  # the empty word
+    while len(parent_words):
+        next_maps, next_words = [], []
+        for lo in range(0, len(parent_words), _CHUNK):
+            block = delta[:, parents[lo:lo + _CHUNK]].transpose(1, 0, 2).reshape(-1, n)
+            keep, extend = [], []
+            for i in range(block.shape[0]):
+                key = block[i].tobytes()
+                if key in seen:
+                    continue
+                seen.add(key)
+                keep.append(i)
+                extend.append(len(seen) < max_elements)
+            if not keep:
+                continue
+            f = block[keep]
+            words = [parent_words[lo + i // k] + [i % k] for i in keep]
+            g = f
+            for _ in range(squarings):  # g = f^(2^squarings): every state onto its cycle
+                g = np.take_along_axis(g, g, axis=1)
+            step = f
+            for _ in range(stride - 1):
+                step = np.take_along_axis(step, f, axis=1)
+            for hit in np.flatnonzero((np.take_along_axis(step, g, axis=1) != g).any(axis=1)):
+                found = _unsettled(m, words[int(hit)], stride)
+                if found is not None:
+                    return found
+            grow = [j for j, e in enumerate(extend) if e]
+            next_maps.append(f[grow])
+            next_words += [words[j] for j in grow]
+        parents = np.concatenate(next_maps) if next_maps else parents[:0]
+        parent_words = next_words
+    return None
+
+
+_CHUNK = 4096
+"""Parents expanded at once: bounds the (chunk · |Σ|, n) block in memory."""
+
+
+def _unsettled(m: Automaton, u: list[int], stride: int) -> Witness | None:
+    """The witness of :func:`unsettled_powers_witness` for the word u (first state q,
+    in order, whose cycle under u is not settled by the stride)."""
     access = access_words(m)
-    n = m.n_states
-    seen_maps: set[tuple[int, ...]] = set()
-    frontier: deque[list[int]] = deque([[a] for a in range(m.n_symbols)])
-    while frontier:
-        u = frontier.popleft()
-        image = tuple(m.run(u, start=q) for q in range(n))
-        if image in seen_maps:
+    for q in range(m.n_states):
+        pre = access[q]
+        if pre is None:
             continue
-        seen_maps.add(image)
-        for q in range(n):
-            pre = access[q]
-            if pre is None:
-                continue
-            start, period = _cycle(m, q, u)
-            # Along stride-k powers the cycle has length period / gcd(period, stride).
-            if period // _gcd(period, stride) <= 1:
-                continue
-            x = m.run(u * start, start=q)
-            y = m.run(u * (start + stride), start=q)
-            suffix = separating_word(m, x, y)
-            if suffix is None:
-                continue
-            return Witness(
-                kind="unsettled-powers",
-                words={"p": m.decode(pre), "u": m.decode(u), "s": m.decode(suffix)},
-                stride=stride,
-                explanation=f"u permutes a cycle of {period} states, so the output of "
-                f"p·u^({stride}k)·s keeps changing with period "
-                f"{period // _gcd(period, stride)} and never settles",
-            )
-        if len(seen_maps) < max_elements:
-            frontier.extend(u + [a] for a in range(m.n_symbols))
+        start, period = _cycle(m, q, u)
+        # Along stride-k powers the cycle has length period / gcd(period, stride).
+        if period // _gcd(period, stride) <= 1:
+            continue
+        x = m.run(u * start, start=q)
+        y = m.run(u * (start + stride), start=q)
+        suffix = separating_word(m, x, y)
+        if suffix is None:
+            continue
+        return Witness(
+            kind="unsettled-powers",
+            words={"p": m.decode(pre), "u": m.decode(u), "s": m.decode(suffix)},
+            stride=stride,
+            explanation=f"u permutes a cycle of {period} states, so the output of "
+            f"p·u^({stride}k)·s keeps changing with period "
+            f"{period // _gcd(period, stride)} and never settles",
+        )
     return None
 
 
