@@ -137,9 +137,11 @@ def unsettled_powers_witness(automaton: Automaton, *, stride: int = 1,
     squarings = max(1, int(np.ceil(np.log2(max(n, 2)))))
     seen: set[bytes] = set()
     # A layer: the maps and words of the elements it extends, children built per chunk.
-    parents, parent_words = np.arange(n, dtype=np.int32)[None, :], [[]]  # the empty word
+    parents = np.arange(n, dtype=np.int32)[None, :]
+    parent_words: list[list[int]] = [[]]  # the empty word
     while len(parent_words):
-        next_maps, next_words = [], []
+        next_maps: list[np.ndarray] = []
+        next_words: list[list[int]] = []
         for lo in range(0, len(parent_words), _CHUNK):
             block = delta[:, parents[lo:lo + _CHUNK]].transpose(1, 0, 2).reshape(-1, n)
             keep, extend = [], []
