@@ -87,6 +87,19 @@ def test_network_dot_minmax_units():
     assert "matrix unit, 5x5" in cascade
 
 
+def test_network_dot_product_cascade_keeps_components_apart():
+    # sequences:2,tracks=2 splits into one cascade per track (format 3): a unit reads
+    # only its own component's units, so no "units above" edge crosses components.
+    net = fsmnet.compile("sequences:2,tracks=2", "minmax-scalar")
+    component = [int(c) for c in net.params["unit_component"]]
+    assert len(set(component)) == 2
+    text = network_to_dot(net)
+    assert_well_formed(text)
+    assert "component 1, level 0" in text
+    above = [(a, b) for a, b in edges(text) if a != b and a.startswith("u") and b.startswith("u")]
+    assert above and all(component[int(a[1:])] == component[int(b[1:])] for a, b in above)
+
+
 def test_support_blocks_of_a_block_diagonal_bilinear_net():
     # Two independent one-hot counters (mod 2 on h[0:2], mod 3 on h[2:5]) in one W.
     w = np.zeros((5, 5, 1))

@@ -111,13 +111,20 @@ def _cascade(net: Network) -> list[str]:
     p = net.params
     levels, sizes, kinds = (np.asarray(p[k]).tolist() for k in
                             ("unit_level", "unit_size", "unit_kind"))
+    # A product cascade (format 3) runs its components side by side: a unit reads
+    # only the units above it in its own component.
+    component = (np.asarray(p["unit_component"]).tolist() if "unit_component" in p
+                 else [0] * len(levels))
+    split = len(set(component)) > 1
     out: list[str] = []
-    by_level: dict[int, list[int]] = {}
+    by_box: dict[tuple[int, int], list[int]] = {}
     for u, lv in enumerate(levels):
-        by_level.setdefault(int(lv), []).append(u)
-    for lv, units in sorted(by_level.items()):
-        out.append(f"  subgraph cluster_level{lv} {{")
-        out.append(f"    label={_q(f'level {lv}')}; style=rounded; color=gray40;")
+        by_box.setdefault((int(component[u]), int(lv)), []).append(u)
+    for (comp, lv), units in sorted(by_box.items()):
+        name = f"c{comp}_level{lv}" if split else f"level{lv}"
+        label = f"component {comp}, level {lv}" if split else f"level {lv}"
+        out.append(f"  subgraph cluster_{name} {{")
+        out.append(f"    label={_q(label)}; style=rounded; color=gray40;")
         for u in units:
             if int(kinds[u]) == 0:
                 text = [f"unit {u}: scalar unit, {sizes[u]} values",
@@ -128,14 +135,17 @@ def _cascade(net: Network) -> list[str]:
             out.append(f"    u{u} [label={_left(text)}];")
             out.append(f'    u{u} -> u{u} [label="t-1", color=gray50];')
         out.append("  }")
-    first = [units[0] for _, units in sorted(by_level.items())]
     for u in range(len(levels)):
         out.append(f"  input -> u{u} [color=gray60];")
         out.append(f"  u{u} -> readout;")
-    order = sorted(by_level)
-    for i in range(1, len(first)):
-        out.append(f"  u{first[i - 1]} -> u{first[i]} [ltail=cluster_level{order[i - 1]}, "
-                   f"lhead=cluster_level{order[i]}, penwidth=2, "
+    boxes = sorted(by_box)
+    for before, after in zip(boxes, boxes[1:]):
+        if before[0] != after[0]:
+            continue  # no edge between components
+        tail = f"c{before[0]}_level{before[1]}" if split else f"level{before[1]}"
+        head = f"c{after[0]}_level{after[1]}" if split else f"level{after[1]}"
+        out.append(f"  u{by_box[before][0]} -> u{by_box[after][0]} [ltail=cluster_{tail}, "
+                   f"lhead=cluster_{head}, penwidth=2, "
                    f"label={_q('units above at t-1')}];")
     table = f"readout table {_shape(p['readout'])}"
     out.append(f"  readout_table [shape=note, label={_q(table)}];")
