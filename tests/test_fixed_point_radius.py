@@ -73,16 +73,21 @@ def test_greedy_chain_has_positive_nested_minors() -> None:
 
 
 def test_large_hidden_size_is_refused_quickly() -> None:
-    # A_5 by generators has 60 states: the dense exact radius proof would take hours,
-    # and its two 3-dimensional components have the irrational characters
-    # (1 ± √5)/2, which the exact block decomposition does not handle either.
-    a = load("alternating:5,gens").minimal()
+    # S_5 by generators has 120 states: the dense exact radius proof would take hours,
+    # and its split into quotients of 6 and 20 classes (tests/test_fixed_point_split.py)
+    # is over the default block limit, so the class is refused at once.
+    s5 = load("symmetric:5,gens").minimal()
     start = time.process_time()
-    with pytest.raises(NotExpressible, match="hidden size 60"):
-        compile_automaton(a, "fixed-point")
+    with pytest.raises(NotExpressible, match=r"hidden size 120.*\[6, 20\] classes"):
+        compile_automaton(s5, "fixed-point")
     assert time.process_time() - start < 5
+
+
+def test_irrational_characters_are_refused_by_the_block_encoding() -> None:
+    # A_5's two 3-dimensional components have the irrational characters (1 ± √5)/2,
+    # which the exact block decomposition does not handle (A_5 compiles by the split).
     with pytest.raises(NotExpressible, match="integral"):
-        fpb.compile_fixed_point_blocks(a)
+        fpb.compile_fixed_point_blocks(load("alternating:5,gens").minimal())
 
 
 # ---------------------------------------------------------------- radius tuning
