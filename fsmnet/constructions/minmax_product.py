@@ -252,7 +252,9 @@ def cheap_cascade(automaton: Automaton, *, arch: str, max_steps: int = MAX_STEPS
 
     ``chosen`` is the threshold cascade when it applies (n reached tuples: no
     cascade of this automaton reaches fewer, since its tuples determine the
-    state), else the product cascade when its components reach at most
+    state), else, above :data:`KEEP_DENSE_BELOW` states, the one-hot order
+    cascade of a partially ordered automaton (n reached tuples too), else the
+    product cascade when its components reach at most
     :data:`PLAIN_IS_SMALL` tuples per state of the automaton and the automaton
     has more than :data:`KEEP_DENSE_BELOW` states; else None.  The product is
     only looked for up to :data:`FACTOR_FIRST_MAX` states.
@@ -263,6 +265,13 @@ def cheap_cascade(automaton: Automaton, *, arch: str, max_steps: int = MAX_STEPS
     if ordered is not None:
         return cascade_network(ordered, automaton, arch=arch, max_steps=max_steps,
                                options={"construction": "threshold"}), None
+    if automaton.n_states > KEEP_DENSE_BELOW:
+        # Partially ordered, letters not monotone: one unit per state, n reached tuples
+        # (the holonomy cascade of a random 40-state one has 28.8 million parameters;
+        # below KEEP_DENSE_BELOW states best_cascade compares the forms instead).
+        onehot = onehot_network(automaton, arch=arch, max_steps=max_steps)
+        if onehot is not None:
+            return onehot, None
     n = automaton.n_states
     if n > FACTOR_FIRST_MAX:
         return None, None
@@ -271,6 +280,17 @@ def cheap_cascade(automaton: Automaton, *, arch: str, max_steps: int = MAX_STEPS
         return None, None
     small = product.options["reachable_coordinates"] <= PLAIN_IS_SMALL * n
     return (product if small and n > KEEP_DENSE_BELOW else None), product
+
+
+def onehot_network(automaton: Automaton, *, arch: str, max_steps: int) -> Network | None:
+    """The one-hot order cascade when the automaton is partially ordered, else None."""
+    from fsmnet.constructions.minmax_threshold import onehot_order_spec
+
+    spec = onehot_order_spec(automaton)
+    if spec is None:
+        return None
+    return cascade_network(spec, automaton, arch=arch, max_steps=max_steps,
+                           options={"construction": "one-hot order"})
 
 
 def _product(automaton: Automaton, *, arch: str, max_steps: int) -> Network | None:
@@ -322,7 +342,9 @@ def best_cascade(automaton: Automaton, *, arch: str, max_steps: int = MAX_STEPS,
             plain is None or plain.options["reachable_coordinates"]
             > PLAIN_IS_SMALL * automaton.n_states):
         product = _product(automaton, arch=arch, max_steps=max_steps)
-    candidates = [net for net in (plain, product) if net is not None]
+    onehot = (onehot_network(automaton, arch=arch, max_steps=max_steps)
+              if automaton.n_states <= KEEP_DENSE_BELOW else None)
+    candidates = [net for net in (plain, product, onehot) if net is not None]
     if not candidates:
         raise failure  # type: ignore[misc]
     return min(candidates, key=lambda net: net.n_params)
@@ -332,6 +354,6 @@ def component_spec(quotient: Automaton) -> CascadeSpec:
     """A component's cascade: the threshold cascade when the quotient is an ordered
     chain (n − 1 binary units, no redundancy), else its holonomy cascade."""
     from fsmnet.constructions.minmax_holonomy import holonomy_spec
-    from fsmnet.constructions.minmax_threshold import threshold_spec
+    from fsmnet.constructions.minmax_threshold import onehot_order_spec, threshold_spec
 
-    return threshold_spec(quotient) or holonomy_spec(quotient)
+    return threshold_spec(quotient) or onehot_order_spec(quotient) or holonomy_spec(quotient)
