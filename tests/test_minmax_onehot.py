@@ -47,11 +47,12 @@ def _expected(a: Automaton, word) -> np.ndarray:
 
 @settings(max_examples=25, deadline=None)
 @given(n=st.integers(2, 12), k=st.integers(1, 3), seed=st.integers(0, 2**32 - 1),
-       labels=st.integers(1, 3))
-def test_partially_ordered_machines_compile_agree_and_prove(n, k, seed, labels):
+       labels=st.integers(1, 3), resets=st.integers(0, 2))
+def test_partially_ordered_machines_compile_agree_and_prove(n, k, seed, labels, resets):
     rng = np.random.default_rng(seed)
     rows = [[int(rng.integers(x, n)) for x in range(n)] for _ in range(k)]
-    raw = Automaton(delta=np.array(rows), symbols=[f"s{i}" for i in range(k)], initial=0,
+    rows += [[int(rng.integers(0, n))] * n for _ in range(resets)]  # constant letters
+    raw = Automaton(delta=np.array(rows), symbols=[f"s{i}" for i in range(len(rows))], initial=0,
                     outputs=[int(rng.integers(0, labels)) for _ in range(n)])
     a = raw.minimal()  # a quotient of a partially ordered machine is partially ordered
     spec = onehot_order_spec(a)
@@ -85,6 +86,29 @@ def test_a_200_state_random_acyclic_machine_compiles_proves_and_checks(tmp_path)
     assert np.array_equal(np.asarray(res.outputs), _expected(a, word)[1:])
 
 
+def test_forward_moves_and_a_reset_to_the_start_compile_and_prove():
+    # A cycle through the reset: not partially ordered, still aperiodic (a word with
+    # the reset in it is a constant map). The holonomy cascade stopped past 60 states.
+    a = _extensive(60, 3)
+    rows = np.vstack([np.asarray(a.delta), np.zeros((1, 60), dtype=np.int64)])
+    a = Automaton(delta=rows, symbols=[*a.symbols, "reset"], initial=0,
+                  outputs=list(a.outputs)).minimal()
+    assert topological_order(a) is None
+    net = fsmnet.compile(a, "minmax-scalar")
+    assert net.options["construction"] == "one-hot order"
+    word = np.random.default_rng(5).integers(0, a.n_symbols, 1_000)
+    assert np.array_equal(net.label_trace(word), _expected(a, word))
+    assert verify(a, net).verdict == "proved"
+
+
+def test_a_letter_that_splits_the_later_states_is_refused():
+    # b is no reset (1 -> 1, 2 -> 0) and closes the cycle 0 -> 1 -> 2 -> 0 with a:
+    # no order of the states has every non-constant letter moving forward.
+    a = Automaton(delta=np.array([[1, 2, 2], [0, 1, 0]]), symbols=["a", "b"], initial=0,
+                  outputs=[0, 1, 2])
+    assert onehot_order_spec(a) is None
+
+
 def test_a_flipped_readout_is_refuted():
     a = _extensive(30, 4).minimal()
     net = fsmnet.compile(a, "minmax-cascade")
@@ -94,9 +118,13 @@ def test_a_flipped_readout_is_refuted():
     assert result.verdict == "refuted" and result.counterexample is not None
 
 
-def test_cycles_have_no_order():
-    flipflop = fsmnet.load("flipflop").minimal()  # set/reset: 0 -> 1 -> 0
-    assert topological_order(flipflop) is None and onehot_order_spec(flipflop) is None
+def test_cycles_of_moves_have_no_order_but_resets_are_allowed():
+    mod3 = fsmnet.load("modcount:3").minimal()  # a letter cycles 0 -> 1 -> 2 -> 0
+    assert topological_order(mod3) is None and onehot_order_spec(mod3) is None
+    flipflop = fsmnet.load("flipflop").minimal()  # set/reset: 0 -> 1 -> 0, by constants
+    assert topological_order(flipflop) is None
+    assert topological_order(flipflop, skip_constant=True) is not None
+    assert onehot_order_spec(flipflop) is not None
     latch = fsmnet.load("latch:4").minimal()
     order = topological_order(latch)
     assert order is not None and order[0] == latch.initial

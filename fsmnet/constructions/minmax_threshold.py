@@ -102,12 +102,14 @@ def _spec(automaton: Automaton, order: list[int], m: list[list[int]]) -> Cascade
                        facts={"threshold_order": [int(q) for q in order]})
 
 
-def topological_order(automaton: Automaton) -> list[int] | None:
+def topological_order(automaton: Automaton, *, skip_constant: bool = False) -> list[int] | None:
     """States in an order along which every letter moves forward or stays (x ≤ f(x)),
-    breadth-first among the ready states; None when the transitions have a cycle."""
+    breadth-first among the ready states; None when the transitions have a cycle.
+    With ``skip_constant``, letters that are constant maps (resets) are left out."""
     n = automaton.n_states
     delta = np.asarray(automaton.delta)
-    succ = [sorted({int(row[q]) for row in delta} - {q}) for q in range(n)]
+    rows = [row for row in delta if not (skip_constant and len(set(row.tolist())) == 1)]
+    succ = [sorted({int(row[q]) for row in rows} - {q}) for q in range(n)]
     indegree = [0] * n
     for q in range(n):
         for t in succ[q]:
@@ -115,10 +117,12 @@ def topological_order(automaton: Automaton) -> list[int] | None:
     start = [automaton.initial] if automaton.initial is not None else []
     ready = deque(start + [q for q in range(n) if indegree[q] == 0 and q not in start])
     order: list[int] = []
+    placed = [False] * n
     while ready:
         q = ready.popleft()
-        if indegree[q] != 0 or q in order:
+        if indegree[q] != 0 or placed[q]:
             continue
+        placed[q] = True
         order.append(q)
         for t in succ[q]:
             indegree[t] -= 1
@@ -127,29 +131,52 @@ def topological_order(automaton: Automaton) -> list[int] | None:
     return order if len(order) == n else None
 
 
-def onehot_order_spec(automaton: Automaton) -> CascadeSpec | None:
-    """A cascade of n − 1 binary units for a *partially ordered* automaton (no cycle
-    but self-loops), or None.
+def _bit_maps(maps: np.ndarray) -> np.ndarray | None:
+    """Per letter f and unit j < n − 1: the new c_j when no unit above is set, as
+    (value from c_j = 0, value from c_j = 1), or None when some f sends part of
+    {x > j} to j and part elsewhere, or would swap the bit."""
+    k, n = maps.shape
+    out = np.zeros((k, max(n - 1, 0), 2), dtype=np.int64)
+    for s, f in enumerate(maps):
+        for j in range(n - 1):
+            later = f[j + 1:] == j
+            if later.any() and not later.all():
+                return None
+            zero, one = int(later.all()), int(f[j] == j)
+            if zero == 1 and one == 0:
+                return None  # 0 -> 1 and 1 -> 0: a swap, not identity-reset
+            out[s, j] = (zero, one)
+    return out
 
-    Unit j holds c_j = [x = order[j]] for the first n − 1 states of a topological
-    order (all zero: the last state).  Letters only move forward, so with the units
-    above read at t−1: if some unit k < j is set, the state is order[k] and the new
-    c_j is the constant [f(k) = j]; if none is, the state is order[j] (c_j = 1) or
-    lies further on (c_j = 0, and stays past j), so the new c_j is c_j when f(j) = j
-    and 0 otherwise.  Identity or constants: an identity-reset cascade with exactly
-    n reached coordinate tuples, for any letters (monotone or not), where the
+
+def onehot_order_spec(automaton: Automaton) -> CascadeSpec | None:
+    """A cascade of n − 1 binary units for an automaton whose letters, resets left
+    aside, only move states forward along some order (a *partially ordered*
+    automaton, with resets allowed), or None.
+
+    Unit j holds c_j = [x = order[j]] for the first n − 1 states of the order
+    (all zero: the last state).  With the units above read at t−1: if some unit
+    k < j is set, the state is order[k] and the new c_j is the constant [f(k) = j].
+    If none is, the state is order[j] (c_j = 1) or lies further on (c_j = 0); a
+    forward letter sends every later state past j, a reset sends all of them to
+    the same place, so the new c_j is a function of c_j alone: identity or a
+    constant (checked for every letter; a swap or a split refuses).  That is an
+    identity-reset cascade with exactly n reached coordinate tuples, where the
     holonomy cascade of a random 40-state acyclic machine has 28.8 million
-    parameters.
+    parameters and one with a reset to q0 stops past 60 states.
     """
     n = automaton.n_states
     if automaton.initial is None or n < 2:
         return None
-    order = topological_order(automaton)
+    order = topological_order(automaton, skip_constant=True)
     if order is None:
         return None
     rank = np.empty(n, dtype=np.int64)
     rank[order] = np.arange(n)
     maps = rank[np.asarray(automaton.delta, dtype=np.int64)[:, order]]  # f on ranks
+    bits = _bit_maps(maps)
+    if bits is None:
+        return None
     ident = ("perm", (0, 1))
 
     def action(level: int, symbol: int, above: tuple[int, ...]) -> tuple[str, object]:
@@ -157,7 +184,8 @@ def onehot_order_spec(automaton: Automaton) -> CascadeSpec | None:
         for k, bit in enumerate(above):
             if bit:
                 return ("const", int(f[k] == level))
-        return ident if int(f[level]) == level else ("const", 0)
+        zero, one = (int(v) for v in bits[symbol, level])
+        return ident if (zero, one) == (0, 1) else ("const", zero)
 
     def decode(coords: tuple[int, ...]) -> int:
         for j, bit in enumerate(coords):
