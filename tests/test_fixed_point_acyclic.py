@@ -115,3 +115,25 @@ def test_cycles_and_large_epsilon_are_refused():
         compile_fixed_point_acyclic(cyclic)
     with pytest.raises(NotExpressible, match="must lie in"):
         compile_fixed_point_acyclic(fsmnet.load("latch:4").minimal(), epsilon=Fraction(1, 4))
+
+
+def test_a_longer_chain_needs_the_finer_potential_base():
+    # atleast:10, 11 states, a chain of height 10: with β in steps of 1/8 the bound
+    # K = β^10 passed 2 and the readout check failed; the least k/1024 keeps K < 2.
+    net = fsmnet.compile("atleast:10", "fixed-point")
+    result = verify("atleast:10", net)
+    assert result.verdict == "proved" and result.method == "cone-invariant"
+
+
+def test_above_the_default_limit_it_is_refused_at_once():
+    from fsmnet.constructions.fixed_point import ACYCLIC_LIMIT
+
+    spec = f"atleast:{ACYCLIC_LIMIT + 3}"
+    with pytest.raises(NotExpressible, match="above 16"):
+        fsmnet.compile(spec, "fixed-point")
+
+
+@pytest.mark.slow
+def test_the_api_builds_and_proves_atleast_20():
+    a = fsmnet.load("atleast:20").minimal()
+    assert verify(a, compile_fixed_point_acyclic(a)).verdict == "proved"

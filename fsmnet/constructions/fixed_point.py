@@ -61,6 +61,9 @@ def _int_det(m: list[list[int]]) -> int:
 _PROOF_LIMIT = 32
 """Largest hidden size whose radius is proved (A_5 on 60 states took over 6 minutes
 in Schur-Cohn alone on 2 shared cores)."""
+ACYCLIC_LIMIT = 16
+"""Most states for the behavioural-merge construction by default: `fsmnet expressivity`
+tries every class and must stay fast (the proof of atleast:10 takes 4 s, atleast:40 51 s)."""
 _SEARCH_BUDGET = 120
 """Letter searches (one Λ each) over all attempts: a deterministic work bound.  The
 tests' families need at most 56 (shellgame:3); A4's 12 letters used to take 720,
@@ -285,6 +288,12 @@ def compile_fixed_point(automaton: Automaton, *, seed: int = 0, attempts: int = 
         return compile_fixed_point_reset(automaton)
     if _merges(automaton) and cycle_of(automaton) is None:
         # Merges in a partially ordered automaton: a faint copy of each left state.
+        if automaton.n_states > ACYCLIC_LIMIT:
+            raise NotExpressible(
+                f"fixed-point (behavioural merge): {automaton.n_states} states is above "
+                f"{ACYCLIC_LIMIT}, where its cone proof gets slow (atleast:20: 11 s, "
+                f"atleast:40: 51 s); fsmnet.constructions.fixed_point_acyclic."
+                f"compile_fixed_point_acyclic builds it from the API")
         return compile_fixed_point_acyclic(automaton)
     perms = _permutations(automaton)
     n = automaton.n_states

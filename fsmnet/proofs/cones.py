@@ -232,11 +232,19 @@ def potential_cones(samples: dict[int, list[list[Fraction]]], matrices: Any,
         return all(sum((m[i][j] * c[i] for i in range(hidden)), Fraction(0)) <= c[j]
                    for m in mats for j in range(hidden))
 
-    beta = Fraction(1)
-    while not fits(beta):  # 1, 9/8, 5/4, ..., 3: the potential's base, exactly checked
-        beta += Fraction(1, 8)
-        if beta > 3:
-            return None
+    # The potential's base: the least β = k/1024 in [1, 3] that fits, by bisection
+    # (the constraints loosen as β grows when every column's mass moves up the
+    # heights); a coarse β makes K = β^height too large for the readout margin.
+    lo, hi = 1024, 3 * 1024
+    if not fits(Fraction(hi, 1024)):
+        return None
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if fits(Fraction(mid, 1024)):
+            hi = mid
+        else:
+            lo = mid + 1
+    beta = Fraction(lo, 1024)
     c = [beta ** height[i] for i in range(hidden)]
     top = max(c[m] for m in main.values())
     if not samples or min(h0) < 0:
