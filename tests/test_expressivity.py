@@ -44,15 +44,9 @@ def test_equal_counts_witness_is_valid_and_found_when_brute_force_finds_one(a) -
         assert w is not None
 
 
-@settings(deadline=None, max_examples=60)
-@given(automata(max_states=4, max_symbols=2, max_labels=2))
-def test_unsettled_witness_exists_iff_monoid_not_aperiodic(a) -> None:
-    m = a.minimal()
-    w = unsettled_powers_witness(m, stride=1)
-    if w is not None:
-        assert check_certificate(witness_certificate(m, "minmax-scalar", w, "t4"))
-    # Second algorithm: a state cycle of length > 1 under some monoid element,
-    # enumerated by brute-force closure of the letter maps.
+def _monoid_maps(m: Automaton) -> set[tuple[int, ...]]:
+    """Every element of the transition semigroup, by brute-force closure of the
+    letter maps (a second algorithm to the witness search's NumPy layers)."""
     maps = {tuple(int(x) for x in m.delta[a]) for a in range(m.n_symbols)}
     frontier = list(maps)
     while frontier:
@@ -62,53 +56,44 @@ def test_unsettled_witness_exists_iff_monoid_not_aperiodic(a) -> None:
             if g not in maps:
                 maps.add(g)
                 frontier.append(g)
+    return maps
 
-    def has_cycle(f):
-        for q in range(m.n_states):
-            seen = []
-            x = q
-            while x not in seen:
-                seen.append(x)
-                x = f[x]
-            if len(seen) - seen.index(x) > 1:
-                return True
-        return False
 
-    assert (w is not None) == any(has_cycle(f) for f in maps)
+def _cycle_lengths(f: tuple[int, ...]) -> set[int]:
+    """Lengths of the cycles the states of f run into, by walking each one."""
+    out = set()
+    for q in range(len(f)):
+        seen: list[int] = []
+        x = q
+        while x not in seen:
+            seen.append(x)
+            x = f[x]
+        out.add(len(seen) - seen.index(x))
+    return out
+
+
+@settings(deadline=None, max_examples=60)
+@given(automata(max_states=4, max_symbols=2, max_labels=2))
+def test_unsettled_witness_exists_iff_monoid_not_aperiodic(a) -> None:
+    m = a.minimal()
+    w = unsettled_powers_witness(m, stride=1)
+    if w is not None:
+        assert check_certificate(witness_certificate(m, "minmax-scalar", w, "t4"))
+    # Second algorithm: a state cycle of length > 1 under some monoid element.
+    assert (w is not None) == any(max(_cycle_lengths(f)) > 1 for f in _monoid_maps(m))
 
 
 @settings(deadline=None, max_examples=60)
 @given(automata(max_states=5, max_symbols=3, max_labels=2))
 def test_even_power_witness_exists_iff_a_cycle_longer_than_two(a) -> None:
     # stride 2 (real-diagonal nets): a witness iff some monoid element has a state cycle
-    # of a length that does not divide 2; brute-force closure of the letter maps.
+    # of a length that does not divide 2.
     m = a.minimal()
     w = unsettled_powers_witness(m, stride=2)
     if w is not None:
         assert check_certificate(witness_certificate(m, "bilinear-real-diag", w, "t2"))
-    n = m.n_states
-    maps = {tuple(int(x) for x in m.delta[x]) for x in range(m.n_symbols)}
-    frontier = list(maps)
-    while frontier:
-        f = frontier.pop()
-        for x in range(m.n_symbols):
-            g = tuple(int(m.delta[x, f[q]]) for q in range(n))
-            if g not in maps:
-                maps.add(g)
-                frontier.append(g)
-
-    def cycle_lengths(f):
-        out = set()
-        for q in range(n):
-            seen = []
-            y = q
-            while y not in seen:
-                seen.append(y)
-                y = f[y]
-            out.add(len(seen) - seen.index(y))
-        return out
-
-    assert (w is not None) == any(length not in (1, 2) for f in maps for length in cycle_lengths(f))
+    assert (w is not None) == any(length not in (1, 2) for f in _monoid_maps(m)
+                                  for length in _cycle_lengths(f))
 
 
 def test_aperiodic_products_are_searched_in_seconds() -> None:
