@@ -195,9 +195,13 @@ def _unsettled(m: Automaton, u: list[int], stride: int) -> Witness | None:
         suffix = separating_word(m, x, y)
         if suffix is None:
             continue
+        # p ends at x, on the cycle: from q itself the stride-k powers may run on
+        # another sub-cycle (q = 0 -> 4 -> 1 -> 2 -> 3 -> 4 under u: from 0 the even
+        # powers visit 1 and 3 only, where x = 4 and y = 2 are never seen).
         return Witness(
             kind="unsettled-powers",
-            words={"p": m.decode(pre), "u": m.decode(u), "s": m.decode(suffix)},
+            words={"p": m.decode(list(pre) + u * start), "u": m.decode(u),
+                   "s": m.decode(suffix)},
             stride=stride,
             explanation=f"u permutes a cycle of {period} states, so the output of "
             f"p·u^({stride}k)·s keeps changing with period "
