@@ -4,6 +4,7 @@ MinMax steps agrees with the network semantics on random words."""
 
 import copy
 import json
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -177,3 +178,23 @@ def test_checker_models_agree_with_the_network_semantics(a: Automaton, arch, dat
         h = model.step(h, x)
         labels.append(model.label(h))
     assert labels == [int(v) for v in net.label_trace(word, exact=True)]
+
+
+_ENTRY = st.sampled_from([-3, -1, 0, 1, 2, 5]).map(lambda v: Fraction(v, 2))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 5).flatmap(lambda n: st.tuples(
+    st.lists(st.lists(_ENTRY, min_size=n, max_size=n), min_size=1, max_size=4),
+    st.lists(_ENTRY, min_size=n, max_size=n),
+    st.one_of(st.lists(_ENTRY, min_size=n, max_size=n),  # any vector
+              st.tuples(st.integers(0, n - 1), _ENTRY, _ENTRY).map(  # a one-hot one
+                  lambda t, n=n: [max(t[1], t[2]) if j == t[0] else min(t[1], t[2])
+                                  for j in range(n)])))))
+def test_the_checkers_one_hot_step_is_the_max_min_formula(case) -> None:
+    # Oracle: the definition x'_i = max(max_j min(R_ij, x_j), s_i), written out here.
+    rows, s_row, x = case
+    s = [s_row[0]] * len(rows)
+    want = [max(max(min(r, v) for r, v in zip(row, x)), si) for row, si in zip(rows, s)]
+    got = checker_models._affine(checker_models._MaxMinMatrix(rows), s, x)
+    assert got == want

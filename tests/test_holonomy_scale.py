@@ -176,9 +176,12 @@ def test_reached_budget_is_a_typed_error() -> None:
     from fsmnet.constructions.minmax_explore import CascadeTooLarge
     from fsmnet.errors import SpecError
 
-    for arch in ("minmax-scalar", "minmax-cascade"):
-        with pytest.raises(CascadeTooLarge, match="more than 5 "):
-            fsmnet.compile(threshold(20), arch, max_steps=10)
+    with pytest.raises(CascadeTooLarge, match="more than 5 "):
+        fsmnet.compile(threshold(20), "minmax-scalar", max_steps=10)
+    # minmax-cascade takes one matrix unit over the states instead (n pairs).
+    dense = fsmnet.compile(threshold(20), "minmax-cascade", max_steps=10)
+    assert dense.options["construction"] == "dense unit"
+    assert "more than 5 " in dense.options["fallback_reason"]
     net = fsmnet.compile(threshold(20), "minmax-scalar", max_steps=42)  # 21 pairs x 2 letters
     assert net.options["compile_options"] == {"max_steps": 42}
     with pytest.raises(SpecError, match="max_steps"):
@@ -206,9 +209,13 @@ def test_orbit_limit_is_a_typed_error_for_both_archs(monkeypatch) -> None:
 
     monkeypatch.setattr(skeleton, "ORBIT_LIMIT", 10)
     a = contains(fibonacci_word(30))
-    for arch in ("minmax-scalar", "minmax-cascade"):
-        with pytest.raises(FsmnetError, match="image sets|aperiodicity not decided"):
-            fsmnet.compile(a, arch)
+    with pytest.raises(FsmnetError, match="image sets|aperiodicity not decided"):
+        fsmnet.compile(a, "minmax-scalar")
+    # minmax-cascade takes one matrix unit over the states instead.
+    net = fsmnet.compile(a, "minmax-cascade")
+    assert net.options["construction"] == "dense unit"
+    assert "image sets" in net.options["fallback_reason"]
+    agrees(net, a, seed=5, length=300)
 
 
 # ------------------------------------------------------------ 200 states
@@ -260,8 +267,15 @@ def test_100k_image_sets_decompose_and_the_cascade_limit_is_typed() -> None:
     h = decompose(a)
     assert 80_000 < h.skeleton.n_orbit <= 100_000
     assert check_emulation(h).passed
+    from fsmnet.constructions.minmax_cascade import cascade_network
+    from fsmnet.constructions.minmax_holonomy import holonomy_spec
+
     with pytest.raises(CascadeTooLarge, match="budget"):
-        fsmnet.compile(a, "minmax-cascade", max_steps=20_000)  # keep the test short
+        cascade_network(holonomy_spec(a), a, max_steps=20_000)  # keep the test short
+    # fsmnet.compile falls back to one matrix unit over the 38 states, proved.
+    net = fsmnet.compile(a, "minmax-cascade", max_steps=20_000)
+    assert net.options["construction"] == "dense unit"
+    agrees(net, a, seed=2, length=500)
 
 
 @settings(deadline=None, max_examples=60)

@@ -109,13 +109,13 @@ class CascadeSpec:
         new = []
         for level, c in enumerate(coords):
             kind, arg = self.action(level, symbol, coords[:level])
-            new.append(int(arg[c]) if kind == "perm" else int(arg))
+            new.append(int(arg) if kind == "const" else int(arg[c]))
         return tuple(new)
 
 
 def _is_identity(act: Action) -> bool:
     kind, arg = act
-    return kind == "perm" and all(int(p) == i for i, p in enumerate(arg))
+    return kind != "const" and all(int(p) == i for i, p in enumerate(arg))
 
 
 @dataclass(frozen=True)
@@ -262,7 +262,7 @@ def _unit_tensors(k: int, domain: int, kind: int, n_sym: int,
         big_r[sym, code] = 0.0
         if act == "const":  # all-bottom matrix, s = one-hot target
             s[sym, code, int(arg)] = 1.0
-        else:  # permutation matrix: point p goes to arg[p]
+        else:  # permutation (or any map) matrix: point p goes to arg[p]
             big_r[sym, code, [int(v) for v in arg], np.arange(k)] = 1.0
     x0 = np.zeros(k)
     x0[start] = 1.0
@@ -285,12 +285,23 @@ def compile_minmax_cascade(automaton: Automaton, *, max_steps: int = MAX_STEPS) 
 
     ``options`` reports levels, units, unit sizes and kinds, and the state size.
     ``max_steps`` bounds the exploration of the cascade (reached pairs × letters).
+    When no decomposition fits (the orbit limit, ``max_steps``, the table size),
+    the cascade is one matrix unit over the states
+    (:mod:`fsmnet.constructions.minmax_dense_unit`; ``construction`` is
+    ``"dense unit"`` and ``fallback_reason`` says why).
     """
+    from fsmnet.algebra.holonomy.skeleton import DecompositionTooLarge
+    from fsmnet.constructions.minmax_dense_unit import dense_unit_network
     from fsmnet.constructions.minmax_product import best_cascade
 
     # The plain cascade, or one per quotient side by side when that is smaller
     # (products of independent machines: fsmnet.constructions.minmax_product).
-    return best_cascade(automaton, arch="minmax-cascade", max_steps=max_steps)
+    try:
+        return best_cascade(automaton, arch="minmax-cascade", max_steps=max_steps)
+    except (DecompositionTooLarge, NotExpressible) as exc:  # CascadeTooLarge included
+        # No decomposition within its budget: a matrix unit carries any map, so
+        # one unit over the states (|Σ|·n² entries, n reached tuples) does.
+        return dense_unit_network(automaton, why=str(exc))
 
 
 def compile_minmax_scalar(automaton: Automaton, *, max_steps: int = MAX_STEPS) -> Network:

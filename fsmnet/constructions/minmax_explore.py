@@ -28,7 +28,9 @@ from fsmnet.errors import FsmnetError, NotExpressible
 from fsmnet.nets.minmax_cascade import MAX_TABLE
 
 Action = tuple[str, Any]
-"""``("perm", permutation of 0..k-1)`` or ``("const", point)``."""
+"""``("perm", permutation of 0..k-1)``, ``("const", point)``, or ``("map", any map of
+0..k-1 into itself)``: a matrix unit carries any map f by R[f(p), p] = 1, which a
+one-unit cascade over the states uses (:mod:`fsmnet.constructions.minmax_dense_unit`)."""
 
 __all__ = ["Action", "CascadeTooLarge", "Tabulated", "explore", "prefix_codes"]
 
@@ -146,7 +148,7 @@ def explore(sizes: Sequence[int], initial: tuple[int, ...],
                 if key in actions[lv]:
                     break
                 actions[lv][key] = acts[lv]
-            new = [int(arg[c]) if kind == "perm" else int(arg)
+            new = [int(arg) if kind == "const" else int(arg[c])
                    for (kind, arg), c in zip(acts, coords)]
             pair = (tuple(new), delta[sym][q])
             if record_moves:

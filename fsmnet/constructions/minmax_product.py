@@ -335,6 +335,10 @@ def best_cascade(automaton: Automaton, *, arch: str, max_steps: int = MAX_STEPS,
                                     options={"construction": "holonomy"}, max_steps=max_steps)
         except DecompositionTooLarge as exc:  # CascadeTooLarge included
             failure = exc
+        except NotExpressible as exc:  # tables too large, or minmax-scalar and a group
+            if arch != "minmax-cascade":
+                raise
+            failure = exc
     if plain is not None and not plain.options["prefix_indexed"] and (
             plain.n_params <= SMALL_DENSE):
         return plain  # small mixed-radix tables: every device kernel takes them

@@ -14,6 +14,7 @@ file's tensors with the certificate's model, value by value.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -119,11 +120,17 @@ def _exact_tree(obj: Any) -> Any:
     if isinstance(obj, list):
         return [_exact_tree(v) for v in obj]
     if isinstance(obj, str):
-        try:
-            return Fraction(obj)
-        except (ValueError, ZeroDivisionError):
-            return obj
+        return _exact_string(obj)
     return obj
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _exact_string(text: str) -> Any:
+    """A rational string as a Fraction (one shared object per string), else the string."""
+    try:
+        return Fraction(text)
+    except (ValueError, ZeroDivisionError):
+        return text
 
 
 def file_model(cert: dict[str, Any], network_path: str) -> dict[str, Any]:

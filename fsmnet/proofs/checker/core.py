@@ -6,6 +6,7 @@ its SHA-256).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from fractions import Fraction
 from typing import Any
@@ -15,13 +16,20 @@ class CertificateError(Exception):
     """The certificate is malformed or one of its claims is false."""
 
 
-def _frac(x: Any) -> Fraction:
-    if not isinstance(x, str):
-        raise CertificateError(f"expected a rational as a string, got {x!r}")
+@functools.lru_cache(maxsize=1 << 14)
+def _parse(x: str) -> Fraction:
+    # Fractions are immutable, so one object per distinct string is safe to share;
+    # a compiled network's tensors repeat a few strings ("0", "1") millions of times.
     try:
         return Fraction(x)
     except (ValueError, ZeroDivisionError):
         raise CertificateError(f"not a rational: {x!r}") from None
+
+
+def _frac(x: Any) -> Fraction:
+    if not isinstance(x, str):
+        raise CertificateError(f"expected a rational as a string, got {x!r}")
+    return _parse(x)
 
 
 def _vec(v: Any) -> list[Fraction]:
