@@ -39,6 +39,11 @@ MAX_STEPS = 200_000
 up: about a minute at 70-130 levels on 2 shared cores (docs/performance.md)."""
 
 
+WORK_LEVELS = 20
+"""Levels up to which :data:`MAX_STEPS` applies as it is; deeper cascades get
+``MAX_STEPS · WORK_LEVELS / levels`` steps (the budget is in level actions)."""
+
+
 class CascadeTooLarge(DecompositionTooLarge):
     """The cascade reaches more coordinate tuples than the construction's budget: a
     size limit of the construction (so "unknown" for expressivity), not a theorem."""
@@ -87,7 +92,8 @@ def explore(sizes: Sequence[int], initial: tuple[int, ...],
 
     ``lift(symbol, coords)`` gives the action of ``symbol`` at every level
     (each a function of the levels above only); ``max_steps`` (default
-    :data:`MAX_STEPS`) bounds the lifted steps, reached pairs × letters.
+    :data:`MAX_STEPS`) bounds the lifted steps, reached pairs × letters, scaled
+    down past :data:`WORK_LEVELS` levels.
     ``record_moves`` also keeps the lifted transitions and decoded states
     (:attr:`Tabulated.moves`, :attr:`Tabulated.states`).
 
@@ -102,6 +108,10 @@ def explore(sizes: Sequence[int], initial: tuple[int, ...],
     assert automaton.initial is not None
     budget = MAX_STEPS if max_steps is None else max_steps
     n_levels = len(sizes)
+    # A lifted step costs one action per level: past WORK_LEVELS levels the step
+    # budget shrinks in proportion, so that a refusal comes as fast at 200 levels
+    # as at 20 (the up/down counter of 200 states took minutes to be refused).
+    steps = budget if n_levels <= WORK_LEVELS else budget * WORK_LEVELS // n_levels
     n_sym = automaton.n_symbols
     labels = automaton.output_ids
     delta = [[int(x) for x in row] for row in automaton.delta]
@@ -154,13 +164,15 @@ def explore(sizes: Sequence[int], initial: tuple[int, ...],
             if record_moves:
                 pending.append((path[-1], sym, pair[0]))
             if pair not in seen:
-                if len(seen) * n_sym > budget:
+                if len(seen) * n_sym > steps:
+                    scaled = (f" ({steps:,} at {n_levels} levels)" if steps < budget
+                              else "")
                     raise CascadeTooLarge(
                         f"the holonomy cascade of this {automaton.n_states}-state automaton "
-                        f"reaches more than {budget // n_sym:,} (coordinates, state) pairs "
+                        f"reaches more than {steps // n_sym:,} (coordinates, state) pairs "
                         f"(one per tile chain in use) with {n_sym} letters, beyond the "
-                        f"construction's budget of {budget:,} steps (option max_steps); "
-                        f"it stops here")
+                        f"construction's budget of {budget:,} steps{scaled} (option "
+                        f"max_steps); it stops here")
                 seen.add(pair)
                 queue.append(pair)
     moves = None
