@@ -115,9 +115,10 @@ def test_medium_aperiodic_automata_compile_and_prove(make, tmp_path) -> None:
     assert set(net.options["unit_kinds"]) == {"scalar"}
     agrees(net, a, seed=a.n_states, length=500)
     proved_and_checked(a, net, tmp_path)
-    # The general cascade is the same one: trivial holonomy groups, pure reset levels.
+    # The general cascade has scalar units only too: trivial holonomy groups, pure
+    # reset levels (its form may differ: the congruence chain is minmax-scalar's).
     general = fsmnet.compile(a, "minmax-cascade")
-    assert general.options["unit_kinds"] == net.options["unit_kinds"]
+    assert set(general.options["unit_kinds"]) == {"scalar"}
     assert verify(a, general).verdict == "proved"
 
 

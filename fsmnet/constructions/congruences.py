@@ -229,3 +229,28 @@ def product_split(delta: np.ndarray, limit: int, *, max_steps: int = 4_000_000
                 if len(set(zip(p1, p2))) == n:  # meet = identity, so pairs ↔ states
                     return (p1, p2), complete
     return None, complete
+
+
+def principal_congruences(delta: np.ndarray, *, max_steps: int = 4_000_000
+                          ) -> tuple[list[list[int]], dict[Partition, tuple[int, int]]] | None:
+    """The letters that matter (:func:`essential_letters`) and each distinct principal
+    congruence θ(p, q) with a pair generating it (the universal one included), or
+    None past ``max_steps`` union-find steps."""
+    rows = essential_letters(np.asarray(delta))
+    try:
+        return rows, _principals(rows, int(np.asarray(delta).shape[1]), _Budget(max_steps))
+    except _OutOfSteps:
+        return None
+
+
+def join_principal(rows: list[list[int]], part: Partition, pair: tuple[int, int], *,
+                   max_steps: int = 4_000_000) -> Partition | None:
+    """The join of the congruence ``part`` with θ(pair) (fact 3: the closure of
+    ``part`` with the one merge), or None past ``max_steps``; ``rows`` are the
+    letters :func:`principal_congruences` returned."""
+    first: dict[int, int] = {}
+    parent = [first.setdefault(c, q) for q, c in enumerate(part)]
+    try:
+        return _closure(rows, parent, [pair], _Budget(max_steps))
+    except _OutOfSteps:
+        return None

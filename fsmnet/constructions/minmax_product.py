@@ -254,9 +254,11 @@ def cheap_cascade(automaton: Automaton, *, arch: str, max_steps: int = MAX_STEPS
     cascade of this automaton reaches fewer, since its tuples determine the
     state), else, above :data:`KEEP_DENSE_BELOW` states, the one-hot order
     cascade of a partially ordered automaton (n reached tuples too), else the
-    product cascade when its components reach at most
-    :data:`PLAIN_IS_SMALL` tuples per state of the automaton and the automaton
-    has more than :data:`KEEP_DENSE_BELOW` states; else None.  The product is
+    smaller (by parameters) of the product cascade when its components reach at
+    most :data:`PLAIN_IS_SMALL` tuples per state of the automaton and, for
+    ``minmax-scalar``, the congruence-chain cascade (n tuples,
+    :mod:`fsmnet.constructions.minmax_chain`), both only when the automaton has
+    more than :data:`KEEP_DENSE_BELOW` states; else None.  The product is
     only looked for up to :data:`FACTOR_FIRST_MAX` states.
     """
     from fsmnet.constructions.minmax_threshold import threshold_spec
@@ -275,11 +277,14 @@ def cheap_cascade(automaton: Automaton, *, arch: str, max_steps: int = MAX_STEPS
     n = automaton.n_states
     if n > FACTOR_FIRST_MAX:
         return None, None
+    chained = (chain_network(automaton, max_steps=max_steps)
+               if arch == "minmax-scalar" and n > KEEP_DENSE_BELOW else None)
     product = _product(automaton, arch=arch, max_steps=max_steps)
-    if product is None:
-        return None, None
-    small = product.options["reachable_coordinates"] <= PLAIN_IS_SMALL * n
-    return (product if small and n > KEEP_DENSE_BELOW else None), product
+    small = product is not None and (
+        product.options["reachable_coordinates"] <= PLAIN_IS_SMALL * n)
+    picks = [net for net in (product if small and n > KEEP_DENSE_BELOW else None, chained)
+             if net is not None]
+    return (min(picks, key=lambda net: net.n_params) if picks else None), product
 
 
 def onehot_network(automaton: Automaton, *, arch: str, max_steps: int) -> Network | None:
@@ -291,6 +296,17 @@ def onehot_network(automaton: Automaton, *, arch: str, max_steps: int) -> Networ
         return None
     return cascade_network(spec, automaton, arch=arch, max_steps=max_steps,
                            options={"construction": "one-hot order"})
+
+
+def chain_network(automaton: Automaton, *, max_steps: int) -> Network | None:
+    """The congruence-chain cascade of scalar units (n reached tuples), or None."""
+    from fsmnet.constructions.minmax_chain import chain_spec
+
+    spec = chain_spec(automaton, scalar=True)
+    if spec is None:
+        return None
+    return cascade_network(spec, automaton, arch="minmax-scalar", max_steps=max_steps,
+                           options={"construction": "congruence chain"})
 
 
 def _product(automaton: Automaton, *, arch: str, max_steps: int) -> Network | None:
