@@ -348,11 +348,30 @@ def test_starfree_is_contains_ab(text: str) -> None:
     assert fam("starfree").accepts(text) == ("ab" in text)
 
 
+@given(st.integers(1, 6), st.lists(st.sampled_from("ud"), max_size=30))
+def test_counter_is_the_clamped_count(k: int, w: list[str]) -> None:
+    # docs/families.md: u adds 1 up to k, d takes 1 down to 0, the output is the count.
+    count = 0
+    for ch in w:
+        count = min(count + 1, k) if ch == "u" else max(count - 1, 0)
+    assert fam(f"counter:{k}").output_of(w) == count
+
+
+@given(st.integers(1, 5), st.lists(st.sampled_from("()"), max_size=30))
+def test_dyck_accepts_balanced_words_of_bounded_depth(k: int, w: list[str]) -> None:
+    # docs/families.md: balanced, never below 0, never above k.
+    depth, ok = 0, True
+    for ch in w:
+        depth += 1 if ch == "(" else -1
+        ok = ok and 0 <= depth <= k
+    assert fam(f"dyck:{k}").output_of(w) == (ok and depth == 0)
+
+
 # ------------------------------------------------------- registry, errors
 EXAMPLES = ["parity", "modcount:3", "modadd:5", "modarith:4", "cyclic:4", "dihedral:4",
             "symmetric:4", "alternating:4", "random:n=8,k=2,seed=2", "flipflop", "latch:3",
             "sequences:2", "induction:3", "shellgame:4", "contains:aba", "starfree",
-            "cyclic:2*symmetric:3", "atleast:2"]
+            "cyclic:2*symmetric:3", "atleast:2", "counter:3", "dyck:2"]
 
 
 def test_every_family_has_an_example_that_builds_named_and_described() -> None:

@@ -204,6 +204,32 @@ def test_sequences_with_four_tracks_stop_with_a_typed_error() -> None:
     assert "81-state" in str(info.value) and "tile chains" in str(info.value)
 
 
+def test_the_up_down_counter_reaches_every_code_of_its_holonomy_cascade() -> None:
+    # counter:k's image sets are the intervals, each with two tiles one shorter
+    # (docs/constructions-minmax.md), so 2^k tile chains, and from 0 the cascade
+    # uses all of them: k binary levels, 2^k codes, for k + 1 states.
+    net = fsmnet.compile(load("counter:10"), "minmax-scalar")
+    assert net.options["construction"] == "holonomy"
+    assert net.options["unit_sizes"] == [2] * 10
+    assert net.options["reachable_coordinates"] == 2 ** 10
+    agrees(net, load("counter:10"), seed=1, length=500)
+
+
+def test_a_large_counter_is_refused_in_one_line_and_has_the_one_unit_cascade(
+        tmp_path, capsys) -> None:
+    from fsmnet.cli import main
+
+    out = tmp_path / "n.safetensors"
+    code = main(["compile", "counter:40", "--arch", "minmax-scalar", "-o", str(out),
+                 "--option", "max_steps=2000"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and not out.exists()
+    assert len(err.splitlines()) == 1 and "budget" in err and "41-state" in err
+    net = fsmnet.compile(load("counter:40"), "minmax-cascade", max_steps=2000)
+    assert net.options["construction"] == "dense unit"
+    assert verify(load("counter:40"), net).verdict == "proved"
+
+
 def test_orbit_limit_is_a_typed_error_for_both_archs(monkeypatch) -> None:
     from fsmnet.algebra.holonomy import skeleton
     from fsmnet.errors import FsmnetError

@@ -26,6 +26,8 @@ from fsmnet.automata.automaton import Automaton
 from fsmnet.automata.families_common import SOURCE, Param, bad
 from fsmnet.automata.families_counting import (
     atleast,
+    counter,
+    dyck,
     modadd,
     modarith,
     modcount,
@@ -42,6 +44,7 @@ BILINEAR = "arXiv 2505.21749 (bilinear RNNs)"
 FIXED_POINT = "arXiv 2503.10799 (fixed-point RNNs)"
 CODE = "arXiv 2602.14814 (state tracking from code)"
 MINMAX = "arXiv 2605.06384 (MinMax cascades)"
+DYCK = "arXiv 2010.07515 (bounded Dyck)"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -112,6 +115,16 @@ _REGISTRY: dict[str, _Family] = {
                                 description="acceptor over {0,1}: at least k 1s (threshold)",
                                 source=BILINEAR),
                 params=(Param(name="k", required=True, low=1),), build=atleast),
+        _Family(info=FamilyInfo(name="counter", syntax="counter:k",
+                                description="u/d counter kept within 0..k (output the count); "
+                                            "star-free, no congruence",
+                                source="docs/constructions-minmax.md"),
+                params=(Param(name="k", required=True, low=1),), build=counter),
+        _Family(info=FamilyInfo(name="dyck", syntax="dyck:k",
+                                description="acceptor: balanced ( ) of depth at most k "
+                                            "(bounded Dyck, a sink past 0 or k)",
+                                source=DYCK),
+                params=(Param(name="k", required=True, low=1),), build=dyck),
         _Family(info=FamilyInfo(name="modadd", syntax="modadd:m",
                                 description="digits 0..m-1, output the running sum mod m",
                                 source=BILINEAR),

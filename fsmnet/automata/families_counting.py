@@ -64,6 +64,42 @@ def atleast(*, k: int, spec: str) -> Automaton:
                      description=f"at least {k} 1s")
 
 
+def counter(*, k: int, spec: str) -> Automaton:
+    """Capped up/down counter: ``"u"`` adds 1 up to k, ``"d"`` takes 1 down to 0.
+
+    Moore machine; the output is the count 0..k.  Aperiodic (both letters are
+    monotone maps of the chain 0..k, and the monoid of monotone maps of a chain
+    is aperiodic), but with no congruence, no threshold order and one cycle:
+    the MinMax scalar cascade's known hard case (docs/constructions-minmax.md).
+    Minimal, k + 1 states.
+    """
+    check_size(2, k + 1, spec=spec)
+    q = np.arange(k + 1, dtype=np.int64)
+    delta = np.stack([np.minimum(q + 1, k), np.maximum(q - 1, 0)])
+    return Automaton(delta=delta, symbols=("u", "d"), states=[str(i) for i in range(k + 1)],
+                     initial=0, outputs=list(range(k + 1)), name=spec,
+                     description=f"count of u minus d, kept within 0..{k}")
+
+
+def dyck(*, k: int, spec: str) -> Automaton:
+    """Bounded Dyck language: balanced ``"("``/``")"`` words of depth at most k.
+
+    Acceptor; state = current depth 0..k, plus a rejecting sink entered by a
+    ``")"`` at depth 0 or a ``"("`` at depth k.  Accepts the balanced words
+    (depth 0, sink never entered).  Dyck-(1, k) of the bounded-hierarchy
+    literature (Hewitt et al., arXiv 2010.07515).  Aperiodic; minimal, k + 2 states.
+    """
+    check_size(2, k + 2, spec=spec)
+    sink = k + 1
+    q = np.arange(k + 2, dtype=np.int64)
+    up = np.where(q < k, q + 1, sink)
+    down = np.where((q > 0) & (q < sink), q - 1, sink)
+    return Automaton(delta=np.stack([up, down]), symbols=("(", ")"),
+                     states=[*(str(i) for i in range(k + 1)), "sink"], initial=0,
+                     outputs=[bool(i == 0) for i in range(k + 2)], name=spec,
+                     description=f"balanced brackets of depth at most {k}")
+
+
 def modadd(*, m: int, spec: str) -> Automaton:
     """Modular addition (bilinear-RNN paper, arXiv 2505.21749, main benchmark).
 
