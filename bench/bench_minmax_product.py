@@ -79,6 +79,11 @@ def _survey() -> list[tuple[str, Callable[[], Automaton]]]:
         ("reset_cascade[3,3,4,4]", lambda: c.reset_cascade([3, 3, 4, 4], 4, 1, classes=10**6)),
         ("reset_cascade[4,4,4]s2", lambda: c.reset_cascade([4, 4, 4], 3, 2, classes=10**6)),
         ("reset_cascade[5,5,6]s3", lambda: c.reset_cascade([5, 5, 6], 3, 3, classes=10**6)),
+        # Congruence chains (2026-12-02) and the measured failures that remain.
+        ("reset_cascade[2,3,3,3,3]s0", lambda: c.reset_cascade([2, 3, 3, 3, 3], 5, 0)),
+        ("reset_cascade[2,2,2,2,2,2,3]s5", lambda: c.reset_cascade([2, 2, 2, 2, 2, 2, 3], 4, 5)),
+        ("counter:50", lambda: _load("counter:50")),
+        ("dyck:50", lambda: _load("dyck:50")),
     ]
 
 
