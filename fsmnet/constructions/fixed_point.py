@@ -64,6 +64,9 @@ in Schur-Cohn alone on 2 shared cores)."""
 ACYCLIC_LIMIT = 16
 """Most states for the behavioural-merge construction by default: `fsmnet expressivity`
 tries every class and must stay fast (the proof of atleast:10 takes 4 s, atleast:40 51 s)."""
+_TUNING_SEEDS = 6
+"""Seeds the tuned encoding tries, in order, before the untuned search."""
+
 _SEARCH_BUDGET = 120
 """Letter searches (one Λ each) over all attempts: a deterministic work bound.  The
 tests' families need at most 56 (shellgame:3); A4's 12 letters used to take 720,
@@ -331,14 +334,23 @@ def compile_fixed_point(automaton: Automaton, *, seed: int = 0, attempts: int = 
         reps.append(r)
     from fsmnet.constructions import fixed_point_tuning
 
-    enc = fixed_point_tuning.tuned_encoding(reps, seed)
+    # The tuning is a float search whose outcome depends on the seed (and on the
+    # linear-algebra library's rounding): alternating:4 with its 12 letters fails
+    # for seeds 0-2 under NumPy 2.4 and succeeds for 3-5, so a few seeds are tried
+    # in order, deterministically.  The proof below is exact whichever one wins.
+    enc = None
+    for tuning_seed in range(seed, seed + _TUNING_SEEDS):
+        enc = fixed_point_tuning.tuned_encoding(reps, tuning_seed)
+        if enc is not None:
+            break
     if enc is not None:
         s_t = np.array(enc.s, dtype=object)
         s_t_inv = exact_inverse(np.array([[Fraction(int(x)) for x in row] for row in enc.s],
                                          dtype=object))
         reps_t = [_with_units(r, enc.units) for r in reps]
         return _build(automaton, s_t, s_t_inv, reps_t, enc.lambdas, enc.radii, extra, seed,
-                      tuned={"unit_channels": enc.units, "blocks": enc.blocks})
+                      tuned={"unit_channels": enc.units, "blocks": enc.blocks,
+                             "tuning_seed": tuning_seed})
     rng = np.random.default_rng(seed)
     best: tuple[int, float] = (-1, float("inf"))  # (letters proved, their worst radius)
     searches = tried = 0
