@@ -334,10 +334,8 @@ def compile_fixed_point(automaton: Automaton, *, seed: int = 0, attempts: int = 
         reps.append(r)
     from fsmnet.constructions import fixed_point_tuning
 
-    # The tuning is a float search whose outcome depends on the seed (and on the
-    # linear-algebra library's rounding): alternating:4 with its 12 letters fails
-    # for seeds 0-2 under NumPy 2.4 and succeeds for 3-5, so a few seeds are tried
-    # in order, deterministically.  The proof below is exact whichever one wins.
+    # A float search whose outcome depends on the seed and on torch's rounding: try
+    # a few seeds in order (deterministic); the proof below is exact whichever wins.
     enc = None
     for tuning_seed in range(seed, seed + _TUNING_SEEDS):
         enc = fixed_point_tuning.tuned_encoding(reps, tuning_seed)
