@@ -311,6 +311,9 @@ def compile_minmax_scalar(automaton: Automaton, *, max_steps: int = MAX_STEPS) -
 
     Raises
     ------
+    CounterBound
+        (a :class:`CascadeTooLarge`) when a counter chain proves that every scalar
+        cascade reaches more than ``max_steps / |Σ|`` hidden states.
     NotAperiodic
         (a :class:`NotExpressible`) with ``witness``: a word u and states it
         cycles, plus a prefix and suffix whose outputs along prefix·u^j·suffix
@@ -333,6 +336,11 @@ def compile_minmax_scalar(automaton: Automaton, *, max_steps: int = MAX_STEPS) -
         witness, decided = None, False
     spec = None
     if witness is None:
+        # A capped counter inside proves every scalar cascade exponential: say so
+        # at once rather than after the exploration runs out of budget.
+        from fsmnet.constructions.minmax_counter_bound import refuse_if_counter
+
+        refuse_if_counter(automaton, max_steps=max_steps)
         # A threshold or product cascade of scalar units, when one is found without
         # the plain decomposition, both shows aperiodicity and is the network.
         from fsmnet.constructions.minmax_product import cheap_cascade
