@@ -92,7 +92,8 @@ def refuse_if_counter(automaton: Automaton, *, max_steps: int) -> None:
 
 def _maps(automaton: Automaton, *, pairs: bool) -> list[tuple[tuple[str, ...], np.ndarray]]:
     delta = automaton.delta
-    out = [((s,), delta[a]) for a, s in enumerate(automaton.symbols)]
+    out: list[tuple[tuple[str, ...], np.ndarray]] = [
+        ((s,), delta[a]) for a, s in enumerate(automaton.symbols)]
     if pairs:
         out += [((s, t), delta[b][delta[a]]) for (a, s), (b, t)
                 in itertools.product(enumerate(automaton.symbols), repeat=2)]
