@@ -80,6 +80,10 @@ def refuse_if_counter(automaton: Automaton, *, max_steps: int) -> None:
     chain = counter_chain(automaton)
     if chain is None or chain.hidden_states * automaton.n_symbols <= max_steps:
         return
+    # The refusal rests on the chain: re-check it from the automaton alone first.
+    problem = check_counter_chain(automaton.minimal(), chain)
+    if problem is not None:
+        raise AssertionError(f"counter_chain returned an invalid chain: {problem}")
     k = chain.k
     size = f"{2 ** k:,}" if k <= 40 else f"{float(2 ** k):.1e}"
     raise CounterBound(
