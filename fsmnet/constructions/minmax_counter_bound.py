@@ -191,18 +191,7 @@ def check_counter_chain(automaton: Automaton, chain: CounterChain) -> str | None
     for i, j in itertools.combinations((*q, *chain.sinks), 2):
         if not diff[i, j]:
             return f"states {i} and {j} have the same outputs on every word"
-    if q[0] not in _reach(automaton):
+    if q[0] not in automaton.reachable_states():
         return f"state {q[0]} is not reachable from the initial state"
     return None
 
-
-def _reach(a: Automaton) -> set[int]:
-    start = a.initial if a.initial is not None else 0
-    seen, order = {start}, [start]
-    for q in order:
-        for s in range(a.n_symbols):
-            r = int(a.delta[s, q])
-            if r not in seen:
-                seen.add(r)
-                order.append(r)
-    return seen
