@@ -108,6 +108,14 @@ OLD_S3_RADIUS = 0.999999
 """docs/performance.md, "Fixed-point radii": the untuned construction on symmetric:3."""
 
 
+TUNED_RADIUS = 0.97
+"""What the tuned radii must beat.  The tuning is float descent: deterministic on
+one machine, but OpenBLAS picks its kernels by CPU, and the rounding moves the
+descent: A4 and S5 tune to 0.90 and 0.89 where docs/performance.md measured
+them and to 0.953 and 0.954 on an AMD EPYC (2026-12-02).  Exactness is the Schur–Cohn check in
+Fractions; this is only the "much better than 0.999999" claim."""
+
+
 def _numpy_radius(net, sym: int) -> float:
     lam, q = net.params["Lambda"][sym], net.params["Q"][sym]
     m = (1 - lam)[:, None] * (np.eye(len(lam)) - q)
@@ -226,7 +234,7 @@ def test_tuned_radius_full_groups(spec: str) -> None:
     a = load(spec).minimal()
     net = compile_automaton(a, "fixed-point")
     radius = max(_numpy_radius(net, s) for s in range(a.n_symbols))
-    assert radius < 0.95 < OLD_S3_RADIUS
+    assert radius < TUNED_RADIUS < OLD_S3_RADIUS
     # Faddeev-LeVerrier (converges_exactly) takes minutes on these rationals at
     # H = 10-15; sympy's charpoly over QQ of the exact M, unscaled, is the
     # second algorithm here (the construction scales to integers first)
@@ -328,7 +336,7 @@ def test_exact_block_network_realizes_s_r_s_inverse() -> None:
             assert all(x == 0 for x in m[at:at + d, at + d:].ravel())
             assert schur_stable(charpoly(m[at:at + d, at:at + d]))
             at += d
-        assert _numpy_radius(net, sym) < 0.95
+        assert _numpy_radius(net, sym) < TUNED_RADIUS
     word = np.random.default_rng(2).integers(0, a.n_symbols, 40)
     assert np.array_equal(net.label_trace(word, exact=True), a.output_ids[a.trace(word)])
 
@@ -348,7 +356,7 @@ def test_s5_by_generators_compiles_with_exact_blocks() -> None:
             assert all(x == 0 for x in m[at:at + d, at + d:].ravel())
             assert schur_stable(charpoly(m[at:at + d, at:at + d]))
             at += d
-        assert _numpy_radius(net, sym) < 0.95
+        assert _numpy_radius(net, sym) < TUNED_RADIUS
     word = np.random.default_rng(0).integers(0, a.n_symbols, 2000)
     assert np.array_equal(net.label_trace(word), a.output_ids[a.trace(word)])
 
