@@ -77,18 +77,19 @@ class CounterBound(CascadeTooLarge):
 def refuse_if_counter(automaton: Automaton, *, max_steps: int) -> None:
     """Raise :class:`CounterBound` when a counter chain puts every scalar cascade past
     ``max_steps`` (reached hidden states × letters, the exploration's own measure)."""
-    chain = counter_chain(automaton)
+    m = automaton.minimal()
+    chain = _chain_of_minimal(m)
     if chain is None or chain.hidden_states * automaton.n_symbols <= max_steps:
         return
     # The refusal rests on the chain: re-check it from the automaton alone first.
-    problem = check_counter_chain(automaton.minimal(), chain)
+    problem = check_counter_chain(m, chain)
     if problem is not None:
         raise AssertionError(f"counter_chain returned an invalid chain: {problem}")
     k = chain.k
     size = f"{2 ** k:,}" if k <= 40 else f"{float(2 ** k):.1e}"
     raise CounterBound(
         f"minmax-scalar: every scalar MinMax cascade for this automaton reaches at least "
-        f"2^{k} = {size} hidden states, because {chain.describe(automaton.minimal())} "
+        f"2^{k} = {size} hidden states, because {chain.describe(m)} "
         f"(docs/constructions-minmax.md, 'Capped counters need 2^k states'); that is past "
         f"the exploration budget of {max_steps:,} steps. minmax-cascade compiles it "
         f"(one matrix unit)", chain)
@@ -110,7 +111,7 @@ def _longest(x: np.ndarray, y: np.ndarray) -> tuple[tuple[int, ...], tuple[int, 
     sink = (x == np.arange(n)) & (y == np.arange(n))
     best: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
     for q0 in range(n):
-        if not (y[q0] == q0 or (sink[y[q0]] and y[q0] != q0)) or sink[q0]:
+        if sink[q0] or not (y[q0] == q0 or sink[y[q0]]):
             continue
         chain, seen, q = [q0], {q0}, q0
         while True:
@@ -121,7 +122,7 @@ def _longest(x: np.ndarray, y: np.ndarray) -> tuple[tuple[int, ...], tuple[int, 
             seen.add(nxt)
             q = nxt
         top = int(x[chain[-1]])
-        if len(chain) > len(best[0]) and (top == chain[-1] or (sink[top] and top not in seen)):
+        if len(chain) > len(best[0]) and (top == chain[-1] or sink[top]):
             ends = {int(y[q0]), top} - set(chain)
             best = (tuple(chain), tuple(sorted(ends)))
     return best
@@ -133,7 +134,10 @@ def counter_chain(automaton: Automaton) -> CounterChain | None:
     Its states are those of the minimal automaton (the bound is about behaviours,
     so it is stated there).
     """
-    m = automaton.minimal()
+    return _chain_of_minimal(automaton.minimal())
+
+
+def _chain_of_minimal(m: Automaton) -> CounterChain | None:
     work = (m.n_symbols + m.n_symbols ** 2) ** 2 * m.n_states
     maps = _maps(m, pairs=work <= _MAX_PAIR_WORK)
     best: CounterChain | None = None
