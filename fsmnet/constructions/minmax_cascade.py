@@ -345,21 +345,21 @@ def compile_minmax_scalar(automaton: Automaton, *, max_steps: int = MAX_STEPS) -
         # the plain decomposition, both shows aperiodicity and is the network.
         from fsmnet.constructions.minmax_product import cheap_cascade
 
-        chosen, _ = cheap_cascade(automaton, arch="minmax-scalar", max_steps=max_steps)
-        if chosen is not None:
-            return chosen
+        cheap = cheap_cascade(automaton, arch="minmax-scalar", max_steps=max_steps)
+        if cheap[0] is not None:
+            return cheap[0]
         try:
             spec = holonomy_spec(automaton)
         except DecompositionTooLarge as exc:
             if decided:  # aperiodic, but the plain cascade is beyond the orbit limit
                 return best_cascade(automaton, arch="minmax-scalar", max_steps=max_steps,
-                                    spec_error=exc)
+                                    spec_error=exc, cheap=cheap)
             spec = None
         if spec is not None and (decided or all(
                 c["group_order"] is None for level in spec.facts["holonomy_components"]
                 for c in level)):
             return best_cascade(automaton, arch="minmax-scalar", max_steps=max_steps,
-                                spec=spec)
+                                spec=spec, cheap=cheap)
         try:
             witness = periodic_witness(automaton, limit=_MONOID_LIMIT)
         except NotExpressible:

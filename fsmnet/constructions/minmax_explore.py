@@ -150,14 +150,20 @@ def explore(sizes: Sequence[int], initial: tuple[int, ...],
                               f"another output: the decomposition is inconsistent")
         reached.append(path[-1])
         for sym in range(n_sym):
-            acts = lift(sym, coords)
-            # Record the actions on new (symbol, prefix) keys, deepest first: a
-            # key already there means every shorter prefix's key is there too.
-            for lv in range(n_levels - 1, -1, -1):
-                key = (sym, path[lv])
-                if key in actions[lv]:
-                    break
-                actions[lv][key] = acts[lv]
+            # Tuples that share all but their last coordinate share every action:
+            # read them back rather than walk the chain again (half the lifts of
+            # a reset cascade's holonomy cascade).
+            if n_levels and (sym, path[n_levels - 1]) in actions[n_levels - 1]:
+                acts = [actions[lv][(sym, path[lv])] for lv in range(n_levels)]
+            else:
+                acts = lift(sym, coords)
+                # Record the actions on new (symbol, prefix) keys, deepest first: a
+                # key already there means every shorter prefix's key is there too.
+                for lv in range(n_levels - 1, -1, -1):
+                    key = (sym, path[lv])
+                    if key in actions[lv]:
+                        break
+                    actions[lv][key] = acts[lv]
             new = [int(arg) if kind == "const" else int(arg[c])
                    for (kind, arg), c in zip(acts, coords)]
             pair = (tuple(new), delta[sym][q])

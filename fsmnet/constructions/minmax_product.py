@@ -325,7 +325,8 @@ def _product(automaton: Automaton, *, arch: str, max_steps: int) -> Network | No
 
 def best_cascade(automaton: Automaton, *, arch: str, max_steps: int = MAX_STEPS,
                  spec: CascadeSpec | None = None,
-                 spec_error: Exception | None = None) -> Network:
+                 spec_error: Exception | None = None,
+                 cheap: tuple[Network | None, Network | None] | None = None) -> Network:
     """The cascade to compile: :func:`cheap_cascade`'s choice if any, else the
     smallest (by parameters) of the plain holonomy cascade and the product
     cascade; a small plain cascade in mixed-radix form is kept as it is
@@ -335,11 +336,14 @@ def best_cascade(automaton: Automaton, *, arch: str, max_steps: int = MAX_STEPS,
     ``spec`` is the plain cascade's holonomy spec when the caller has it, and
     ``spec_error`` the :class:`DecompositionTooLarge` when the caller's attempt
     to build it failed; that error is raised when no other form applies.
+    ``cheap`` is :func:`cheap_cascade`'s answer when the caller has it (the
+    product cascade of an 88-state reset cascade takes a minute to build).
     """
     from fsmnet.algebra.holonomy.skeleton import DecompositionTooLarge
     from fsmnet.constructions.minmax_holonomy import holonomy_spec
 
-    chosen, product = cheap_cascade(automaton, arch=arch, max_steps=max_steps)
+    chosen, product = (cheap_cascade(automaton, arch=arch, max_steps=max_steps)
+                       if cheap is None else cheap)
     if chosen is not None:
         return chosen
     plain: Network | None = None
