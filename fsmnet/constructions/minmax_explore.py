@@ -151,8 +151,8 @@ def explore(sizes: Sequence[int], initial: tuple[int, ...],
         reached.append(path[-1])
         for sym in range(n_sym):
             # Tuples that share all but their last coordinate share every action:
-            # read them back rather than walk the chain again (half the lifts of
-            # a reset cascade's holonomy cascade).
+            # read them back rather than walk the chain again.
+            acts: Sequence[Action]
             if n_levels and (sym, path[n_levels - 1]) in actions[n_levels - 1]:
                 acts = [actions[lv][(sym, path[lv])] for lv in range(n_levels)]
             else:
