@@ -4,6 +4,11 @@ A session lent a GPU has 15 minutes of device time for one run of that script;
 this test makes sure the script, its GPU tests and its benchmarks run to the
 end and record correct results (figures on the emulator mean nothing), so the
 device time is not spent on a typo.
+
+It is a slow test (about 25 s: it re-runs tests/test_gpu_kernels.py, which the
+default suite already runs on the emulator, and the GPU benchmarks); run it
+before a session with a device and after editing bench/gpu_check.sh:
+``python -m pytest -m slow tests/test_gpu_check_script.py``.
 """
 
 from __future__ import annotations
@@ -15,11 +20,13 @@ import sys
 from pathlib import Path
 from xml.etree import ElementTree
 
+import pytest
 from emulated_cupy import PACKAGE, needs_gxx
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow
 @needs_gxx
 def test_gpu_check_runs_to_the_end_on_the_emulator(tmp_path: Path):
     # The emulator stands in for CuPy; device_image/ hides what the GPU image lacks.

@@ -7,6 +7,7 @@ merging of states, unlike the verifier's product exploration).
 """
 
 import importlib.util
+import itertools
 import pathlib
 
 import numpy as np
@@ -44,12 +45,13 @@ def _networks(arch):
 
 @pytest.mark.parametrize("arch", sorted(registered_ids()))
 def test_no_wrong_proof(arch) -> None:
-    nets = list(_networks(arch))
+    # The first family that compiles is enough: the mutants, not the families, vary.
+    nets = list(itertools.islice(_networks(arch), 1))
     if not nets:
         pytest.skip(f"{arch}: no construction for these families in this version")
     rng = np.random.default_rng(sorted(registered_ids()).index(arch))
     checked = 0
-    for automaton, net in nets[:1]:
+    for automaton, net in nets:
         for _kind, desc, mutant in bench.mutants(net, rng, per_kind=2):
             if mutant is None:
                 continue  # rejected by validation: not a network at all

@@ -135,11 +135,14 @@ def prove_by_cones(net: Network, automaton: Automaton, exploration: ProductExplo
         if ok:
             return proof, f"potential cones (nonnegative, acyclic support): {why}"
         reason = f"potential cones: {why}"
+    # The extreme points do not depend on the inflation: found once (LPs, the cost).
+    extreme = {q: _extreme(pts) for q, pts in samples.items()}
+    centres = {q: [sum((p[i] for p in pts), Fraction(0)) / len(pts) for i in range(hidden)]
+               for q, pts in extreme.items()}
     for eta in INFLATIONS:
         gens: dict[int, list[list[Fraction]]] = {}
-        for q, pts in samples.items():
-            pts = _extreme(pts)
-            centre = [sum((p[i] for p in pts), Fraction(0)) / len(pts) for i in range(hidden)]
+        for q, pts in extreme.items():
+            centre = centres[q]
             gens[q] = [[p[i] + eta * (p[i] - centre[i]) for i in range(hidden)] for p in pts]
         ok, why, proof = _check(gens, automaton, matrices, h0, readout, right, k, eta)
         if ok:
