@@ -45,12 +45,27 @@ def test_correct_network_gives_no_counterexample_and_never_says_proved() -> None
     assert "proved" not in result.message and "proof" in result.message
 
 
+MUTANT_CASES = (automata(max_states=4, max_symbols=2, max_labels=3), st.data(),
+                st.sampled_from(["bilinear-full", "minmax-dense"]))
+
+
 # fuzz runs hypothesis.find inside this @given on purpose.
-@settings(deadline=None, max_examples=25, suppress_health_check=[HealthCheck.nested_given])
-@given(automata(max_states=4, max_symbols=2, max_labels=3), st.data(),
-       st.sampled_from(["bilinear-full", "minmax-dense"]))
+@settings(deadline=None, max_examples=10, suppress_health_check=[HealthCheck.nested_given])
+@given(*MUTANT_CASES)
 def test_mutants_fuzz_agrees_with_brute_force(shortest_disagreement, a: Automaton, data,
                                               arch) -> None:
+    _fuzz_agrees_with_brute_force(shortest_disagreement, a, data, arch)
+
+
+@pytest.mark.slow
+@settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.nested_given])
+@given(*MUTANT_CASES)
+def test_mutants_fuzz_agrees_with_brute_force_thorough(shortest_disagreement, a: Automaton,
+                                                       data, arch) -> None:
+    _fuzz_agrees_with_brute_force(shortest_disagreement, a, data, arch)
+
+
+def _fuzz_agrees_with_brute_force(shortest_disagreement, a: Automaton, data, arch) -> None:
     m = a.minimal()
     net = fsmnet.compile(m, arch)
     name = data.draw(st.sampled_from(sorted(net.params)))
