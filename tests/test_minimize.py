@@ -35,9 +35,12 @@ def test_distinguishing_word_is_shortest(a: Automaton, b: Automaton) -> None:
     if a.n_symbols != b.n_symbols:
         return
     found = distinguishing_word(a, b)
-    # Brute force over all words up to the product size (enough for a difference).
+    # Brute force, shortest first, over all words of length < n_a + n_b: Moore's
+    # bound on the disjoint union of the two machines (n_a + n_b states) says two
+    # of its states that agree on every such word agree on all words.  (The
+    # product size n_a * n_b is also enough, but 2^16 words took 18 s.)
     brute = None
-    for length in range(a.n_states * b.n_states + 1):
+    for length in range(a.n_states + b.n_states):
         for w in itertools.product(range(a.n_symbols), repeat=length):
             if a.output(a.run(w)) != b.output(b.run(w)):
                 brute = list(w)
