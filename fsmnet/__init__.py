@@ -69,7 +69,7 @@ def compile(automaton: Automaton | str | Any, arch: str, **options: Any) -> Netw
     return compile_automaton(automaton, arch, **options)
 
 
-def verify(spec: Automaton | str | Any, net: Network, *, max_states: int = 20_000,
+def verify(spec: Automaton | str | Any, net: Network, *, max_states: int | None = None,
            certificate: str | None = None, network_path: str | None = None) -> VerifyResult:
     """Prove ``net`` equal to the automaton on every word, or refute it with a
     word confirmed by the exact reference evaluator (:mod:`fsmnet.proofs.verifier`)."""
@@ -112,7 +112,7 @@ def decompose(source: Automaton | str | Sequence[Sequence[int]], *,
 
 
 def expressivity(spec: Automaton | str | Any, archs: Sequence[str] | None = None, *,
-                 max_states: int = 20_000,
+                 max_states: int | None = None,
                  progress: Callable[[str], None] | None = None) -> list[ExpressivityResult]:
     """A verdict (possible / impossible / unknown) for each architecture class
     (default: every registered one) on the minimal automaton of ``spec``."""

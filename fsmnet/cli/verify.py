@@ -38,8 +38,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("net", metavar="NET", help="network file (.safetensors)")
     p.add_argument("--certificate", metavar="CERT.json",
                    help="write a proof certificate ('-': standard output)")
-    p.add_argument("--max-states", type=int_at_least(1), default=20_000,
-                   help="budget of exact network states to explore (default 20000)")
+    p.add_argument("--max-states", type=int_at_least(1), default=None,
+                   help="budget of exact network states to explore (default 20000, or "
+                        "twice the hidden states a MinMax compiler recorded in the "
+                        "file, up to 500000)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(handler=handle)
 
@@ -65,8 +67,11 @@ def handle(args: argparse.Namespace) -> int:
                         "cannot share it", source="<command line>", field="--json", value=True)
     automaton = load(args.spec)
     net = load_network(args.net)
+    from fsmnet.proofs.verifier import default_max_states
+
+    budget = default_max_states(net) if args.max_states is None else args.max_states
     LOG.info("verifying %s (%s, hidden size %d) against %s (%d states), budget %d states",
-             args.net, net.arch, net.hidden_size, args.spec, automaton.n_states, args.max_states)
+             args.net, net.arch, net.hidden_size, args.spec, automaton.n_states, budget)
     bar = None
     if show_progress(args.json):
         from tqdm import tqdm
@@ -76,7 +81,7 @@ def handle(args: argparse.Namespace) -> int:
         def progress(n: int) -> None:
             bar.n = n
             bar.refresh()
-    result = verify(automaton, net, max_states=args.max_states, certificate=args.certificate,
+    result = verify(automaton, net, max_states=budget, certificate=args.certificate,
                     network_path=args.net, progress=progress if bar is not None else None)
     if bar is not None:
         bar.close()

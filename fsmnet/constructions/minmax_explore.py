@@ -34,9 +34,11 @@ one-unit cascade over the states uses (:mod:`fsmnet.constructions.minmax_dense_u
 
 __all__ = ["Action", "CascadeTooLarge", "Tabulated", "explore", "prefix_codes"]
 
-MAX_STEPS = 200_000
+MAX_STEPS = 400_000
 """Most lifted steps (reached pairs × letters) the exploration takes before it gives
-up: about a minute at 70-130 levels on 2 shared cores (docs/performance.md)."""
+up: about a minute at 70-130 levels on 2 shared cores (docs/performance.md).  At
+200,000 the 88- and 141-state random reset cascades of the aperiodic survey were
+refused; at 400,000 both compile (42 s and 51 s, docs/constructions-minmax.md)."""
 
 
 WORK_LEVELS = 20

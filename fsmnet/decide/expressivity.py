@@ -71,7 +71,8 @@ def _theorem_witness(m: Automaton, arch: str) -> ExpressivityResult | None:
     return None
 
 
-def _construct_and_prove(m: Automaton, arch: str, max_states: int) -> ExpressivityResult:
+def _construct_and_prove(m: Automaton, arch: str, max_states: int | None
+                         ) -> ExpressivityResult:
     from fsmnet.algebra.holonomy.skeleton import DecompositionTooLarge
     from fsmnet.algebra.monoid import MonoidTooLarge
     from fsmnet.constructions import compile_automaton
@@ -102,7 +103,7 @@ def _construct_and_prove(m: Automaton, arch: str, max_states: int) -> Expressivi
 
 
 def expressivity(spec: Any, archs: Sequence[str] | None = None, *,
-                 max_states: int = 20_000,
+                 max_states: int | None = None,
                  progress: Callable[[str], None] | None = None) -> list[ExpressivityResult]:
     """A verdict for each architecture class on the minimal automaton of ``spec``.
 

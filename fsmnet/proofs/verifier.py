@@ -143,7 +143,31 @@ def _try_abstract(net: Network, automaton: Automaton, details: dict[str, Any],
     return cert is not None
 
 
-def verify(spec: Any, net: Network, *, max_states: int = 20_000,
+DEFAULT_MAX_STATES = 20_000
+"""The product budget when the caller names none and the network records no count."""
+
+RECORDED_STATES_CAP = 500_000
+"""The most a recorded count raises the default budget to (a file could claim anything;
+24,894 pairs took 17 s on 2 cores, so this bounds the default at minutes)."""
+
+
+def default_max_states(net: Network) -> int:
+    """The product budget :func:`verify` uses when none is given.
+
+    A MinMax cascade's compiler counted the hidden states it reaches
+    (``reachable_coordinates``), and its exact product has about that many pairs:
+    the 141-state reset cascade of the aperiodic survey reaches 24,894, past the
+    plain default of 20,000, and came out "unknown" on the budget alone.  Twice the
+    recorded count (a wrong network can pair one hidden state with several automaton
+    states), between :data:`DEFAULT_MAX_STATES` and :data:`RECORDED_STATES_CAP`.  The
+    count only sizes the search; the verdict never rests on it."""
+    recorded = net.options.get("reachable_coordinates")
+    if isinstance(recorded, bool) or not isinstance(recorded, int) or recorded < 1:
+        return DEFAULT_MAX_STATES
+    return max(DEFAULT_MAX_STATES, min(2 * recorded, RECORDED_STATES_CAP))
+
+
+def verify(spec: Any, net: Network, *, max_states: int | None = None,
            certificate: str | None = None, network_path: str | None = None,
            progress: Any = None) -> VerifyResult:
     """Prove ``net`` equal to the automaton ``spec`` on every word, or refute it.
@@ -155,12 +179,16 @@ def verify(spec: Any, net: Network, *, max_states: int = 20_000,
     net
         The network.
     max_states
-        Budget of distinct exact network states for the product exploration.
+        Budget of distinct exact network states for the product exploration; by
+        default :func:`default_max_states` (20,000, or twice the hidden states a
+        MinMax compiler recorded).
     certificate
         Path to write a JSON proof certificate to, when the verdict is "proved".
     network_path
         The network's file, recorded (SHA-256) in the certificate.
     """
+    if max_states is None:
+        max_states = default_max_states(net)
     if isinstance(max_states, bool) or not isinstance(max_states, int) or max_states < 1:
         raise SpecError("the product budget must be a positive whole number of states",
                         source="verify", field="max_states", value=max_states)
