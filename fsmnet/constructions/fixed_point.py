@@ -249,8 +249,8 @@ def _permutations(automaton: Automaton) -> list[np.ndarray]:
                 f"fixed-point: letter {automaton.symbols[s]!r} maps states "
                 f"{automaton.states[q1]!r} and {automaton.states[q2]!r} of the minimal "
                 f"automaton to the same state; A = (I + (Λ⁻¹ − I)Q)⁻¹ is invertible, so a "
-                f"merge is carried only behaviourally: by resets (every letter a reset or the "
-                f"identity) or in a partially ordered automaton, and this one is neither")
+                f"merge is carried only behaviourally: by resets (every letter a reset or a "
+                f"permutation) or in a partially ordered automaton, and this one is neither")
         p = np.zeros((n, n), dtype=np.int64)
         p[images, np.arange(n)] = 1
         out.append(p)
@@ -286,9 +286,13 @@ def compile_fixed_point(automaton: Automaton, *, seed: int = 0, attempts: int = 
     from fsmnet.constructions.fixed_point_acyclic import compile_fixed_point_acyclic, cycle_of
     from fsmnet.constructions.fixed_point_reset import compile_fixed_point_reset, letter_kinds
 
+    from fsmnet.constructions import fixed_point_group_reset
+
     kinds = letter_kinds(automaton)
     if kinds is not None and any(k is not None for k in kinds):  # resets: carried by contraction
         return compile_fixed_point_reset(automaton)
+    if fixed_point_group_reset.applies(automaton):  # permutations conjugated, resets contracted
+        return fixed_point_group_reset.compile_fixed_point_group_reset(automaton, seed=seed)
     if _merges(automaton) and cycle_of(automaton) is None:
         # Merges in a partially ordered automaton: a faint copy of each left state.
         if automaton.n_states > ACYCLIC_LIMIT:
@@ -395,14 +399,24 @@ def _with_units(r: np.ndarray, units: int) -> np.ndarray:
     return out
 
 
+def _rep_inverse(r: np.ndarray) -> np.ndarray:
+    """R⁻¹: Rᵀ for a signed permutation (orthogonal), else the exact inverse (the
+    contractions of fsmnet.constructions.fixed_point_group_reset)."""
+    if r.dtype != object and np.array_equal(r @ r.T, np.eye(r.shape[0], dtype=r.dtype)):
+        return r.T
+    return exact_inverse(np.array([[Fraction(x) for x in row] for row in r], dtype=object))
+
+
 def _build(automaton: Automaton, s: np.ndarray, s_inv: np.ndarray, reps: list[np.ndarray],
            lambdas: list[list[Fraction]], radii: list[float], extra: bool,
-           seed: int, tuned: dict[str, object] | None = None) -> Network:
-    """The network of A_σ = S R_σ S⁻¹ (S integral; S⁻¹ integral or, tuned, rational)."""
+           seed: int, tuned: dict[str, object] | None = None,
+           construction: str = "tuned conjugation") -> Network:
+    """The network of A_σ = S R_σ S⁻¹ (S integral; S⁻¹ integral or, tuned, rational;
+    R_σ a signed permutation, or any invertible rational matrix)."""
     n, size = automaton.n_states, s.shape[0]
     lam_exact, q_exact = [], []
     for r, lam in zip(reps, lambdas):
-        b = s @ r.T @ s_inv
+        b = s @ _rep_inverse(r) @ s_inv
         ratio = [x / (1 - x) for x in lam]  # (Λ⁻¹ − I)⁻¹
         q_exact.append([[ratio[i] * (Fraction(b[i, j]) - int(i == j)) for j in range(size)]
                         for i in range(size)])
@@ -419,7 +433,7 @@ def _build(automaton: Automaton, s: np.ndarray, s_inv: np.ndarray, reps: list[np
     onehot[automaton.output_ids, np.arange(n)] = 1
     readout = np.vectorize(float, otypes=[np.float64])(onehot @ s_inv)
     kind = {"construction": "conjugated permutation"} if tuned is None else dict(
-        tuned, construction="tuned conjugation")
+        tuned, construction=construction)
     net = Network(
         arch="fixed-point",
         params={"Lambda": lam_arr, "Q": q_arr, "h0": h0, "readout": readout},

@@ -141,17 +141,28 @@ def _clusters(ts: np.ndarray, radius: float) -> list[np.ndarray]:
 def search_boxes(chart: Chart, mats: np.ndarray, automaton: Automaton,
                  clouds: dict[int, list[np.ndarray]], *, pad: float,
                  rounding: Any = None, max_rounds: int = 200, blow_up: float = 1e3,
-                 radius: float = 0.25, max_boxes: int = 400) -> ChartSearch:
+                 radius: float = 0.25, max_boxes: int = 400, widen_after: int = 8,
+                 cushion: float = 1.0, charted: list[np.ndarray] | None = None
+                 ) -> ChartSearch:
     """Kleene iteration S_j ← hull(S_j ∪ F_x(S_i)) on chart boxes, with widening.
 
     ``pad`` inflates the sampled boxes (relative to their spread, plus an
     absolute floor) so that a contraction towards their inside can close;
     ``rounding`` (:class:`fsmnet.proofs.abstract.rounding.Float32Model`) adds
     its error to every image.  Boxes wider than ``blow_up`` are a blow-up.
+    A box that must grow gets a ``cushion`` (times 10⁻⁷ of its width) past the
+    image, and widening starts after ``widen_after`` rounds: both help a slow
+    contraction (a trained network) close.  Where letters permute the boxes exactly
+    (the recorded basis of a conjugated construction), any growth past the image
+    chases itself round the cycle forever, so there the cushion is 0 and widening
+    late: plain iteration reaches the geometric limit of the contractions within
+    the tolerance.  ``charted`` gives the maps B A B⁻¹ when the caller computed them
+    exactly: through an ill-conditioned B the float product carries noise that the
+    cycle also chases (10⁻¹³ a lap, past the tolerance).
     """
     b, binv = chart.floats()
     p = chart.pivot
-    ms = [b @ a @ binv for a in mats]
+    ms = [b @ a @ binv for a in mats] if charted is None else charted
     boxes: list[tuple[np.ndarray, np.ndarray]] = []
     owner: list[int] = []
     assert automaton.initial is not None
@@ -199,11 +210,12 @@ def search_boxes(chart: Chart, mats: np.ndarray, automaton: Automaton,
                 tlo, thi = boxes[j]
                 tol = 1e-13 * (1 + np.abs(thi - tlo))
                 if np.any(ilo < tlo - tol) or np.any(ihi > thi + tol):
-                    cushion = 1e-7 * (ihi - ilo) + 1e-10 * (1 + np.abs(ilo) + np.abs(ihi))
-                    cushion[p] = 0
-                    grow_lo = np.minimum(ilo - cushion, tlo)
-                    grow_hi = np.maximum(ihi + cushion, thi)
-                    if rounds > 8:  # widening: jump past the growth seen so far
+                    pad_out = cushion * (1e-7 * (ihi - ilo)
+                                         + 1e-10 * (1 + np.abs(ilo) + np.abs(ihi)))
+                    pad_out[p] = 0
+                    grow_lo = np.minimum(ilo - pad_out, tlo)
+                    grow_hi = np.maximum(ihi + pad_out, thi)
+                    if rounds > widen_after:  # widening: jump past the growth seen so far
                         grow_lo = grow_lo - 2 * (tlo - grow_lo)
                         grow_hi = grow_hi + 2 * (grow_hi - thi)
                     boxes[j] = (grow_lo, grow_hi)
@@ -284,7 +296,17 @@ class ChartBoxes:
         rounding = Float32Model(mats_exact, readout_exact) if float32 else None
         mats = rounding.mats32 if rounding else np.asarray(sem.matrices(net, False), float)
         readout = rounding.readout32 if rounding else np.asarray(net.params["readout"], float)
-        chart = choose_chart([h for pts in clouds.values() for h in pts])
+        points = [h for pts in clouds.values() for h in pts]
+        from fsmnet.proofs.abstract.recorded_basis import recorded_chart
+
+        recorded = recorded_chart(net.options, points)  # a compiler's basis: try it first
+        if recorded is not None and rounding is None:
+            charted = [_charted(recorded, a) for a in mats_exact]
+            for body, why in _box_bodies(self.name, recorded, mats, readout, automaton,
+                                         clouds, right, rounding, float32, widen_after=60,
+                                         cushion=0.0, charted=charted):
+                yield body, f"{why} (recorded basis)"
+        chart = choose_chart(points)
         if chart is None:
             yield None, "no linear functional is positive on every sampled state"
             return
@@ -305,31 +327,51 @@ class ChartBoxes:
                     body["model32"] = {"matrices": exact_qs(_fractions(rounding.mats32)),
                                        "readout": exact_qs(_fractions(rounding.readout32))}
                 yield body, f"{sl.reason} (slice boxes, inflation {pad})"
-        for pad in PADS:
-            found = search_boxes(chart, mats, automaton, clouds, pad=pad, rounding=rounding)
-            if found.boxes is None:
-                yield None, found.reason
-                continue
-            bad = readout_ok(chart, readout, found.boxes, found.owner, right)
-            if bad is not None:
-                yield None, (f"the box of state {bad} is not read out with a margin "
-                             f"(inflation {pad})")
-                continue
-            exact = dyadic_boxes(found.boxes, chart.pivot)
-            body = {
-                "domain": self.name, "rounding": "float32-step" if float32 else "exact",
-                "basis": exact_qs(chart.basis()), "basis_inverse": exact_qs(chart.inverse()),
-                "pivot": chart.pivot, "inflation": pad,
-                "initial_box": found.initial, "successors": found.succ,
-                "boxes": [{"state": q, "lo": exact_qs(lo), "hi": exact_qs(hi)}
-                          for q, (lo, hi) in zip(found.owner, exact)]}
-            if rounding is not None:
-                body["model32"] = {"matrices": exact_qs(_fractions(rounding.mats32)),
-                                   "readout": exact_qs(_fractions(rounding.readout32))}
-            yield body, f"{found.reason} (inflation {pad})"
+        yield from _box_bodies(self.name, chart, mats, readout, automaton, clouds, right,
+                               rounding, float32)
         from fsmnet.proofs.abstract import zonotope  # last: a rotation grows every box
 
         yield from zonotope.candidates(net, automaton, clouds, right, rounding)
+
+
+def _box_bodies(name: str, chart: Any, mats: np.ndarray, readout: np.ndarray,
+                automaton: Automaton, clouds: dict[int, list[np.ndarray]],
+                right: dict[int, int], rounding: Any, float32: bool, widen_after: int = 8,
+                cushion: float = 1.0, charted: list[np.ndarray] | None = None
+                ) -> Iterator[tuple[dict[str, Any] | None, str]]:
+    """(certificate body, why) per inflation of the chart-box search in ``chart``."""
+    from fsmnet.proofs.certificate_models import exact_qs
+
+    for pad in PADS:
+        found = search_boxes(chart, mats, automaton, clouds, pad=pad, rounding=rounding,
+                             widen_after=widen_after, cushion=cushion, charted=charted)
+        if found.boxes is None:
+            yield None, found.reason
+            continue
+        bad = readout_ok(chart, readout, found.boxes, found.owner, right)
+        if bad is not None:
+            yield None, (f"the box of state {bad} is not read out with a margin "
+                         f"(inflation {pad})")
+            continue
+        exact = dyadic_boxes(found.boxes, chart.pivot)
+        body = {
+            "domain": name, "rounding": "float32-step" if float32 else "exact",
+            "basis": exact_qs(chart.basis()), "basis_inverse": exact_qs(chart.inverse()),
+            "pivot": chart.pivot, "inflation": pad,
+            "initial_box": found.initial, "successors": found.succ,
+            "boxes": [{"state": q, "lo": exact_qs(lo), "hi": exact_qs(hi)}
+                      for q, (lo, hi) in zip(found.owner, exact)]}
+        if rounding is not None:
+            body["model32"] = {"matrices": exact_qs(_fractions(rounding.mats32)),
+                               "readout": exact_qs(_fractions(rounding.readout32))}
+        yield body, f"{found.reason} (inflation {pad})"
+
+
+def _charted(chart: Any, a: np.ndarray) -> np.ndarray:
+    """B A B⁻¹ in exact rationals, rounded to floats once."""
+    b = np.array(chart.basis(), dtype=object)
+    binv = np.array(chart.inverse(), dtype=object)
+    return np.vectorize(float, otypes=[np.float64])(b.dot(np.asarray(a, dtype=object)).dot(binv))
 
 
 def _fractions(arr: np.ndarray) -> np.ndarray:

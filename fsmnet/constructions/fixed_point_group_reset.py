@@ -1,0 +1,160 @@
+"""Fixed-point networks for automata whose letters permute the states or reset them:
+permutations conjugated for convergence, resets carried by a contraction.
+
+Each letter of such an automaton is a permutation of the states or a constant
+map (parity with a reset letter, a mod-m counter that can be cleared, a shell
+game with a "put the ball under cup 0" letter).  Neither earlier construction
+covers them: the conjugated permutations need every letter invertible, and the
+behavioural reset (:mod:`fsmnet.constructions.fixed_point_reset`) needs every
+other letter to be the identity.  Both ideas combine, in homogeneous
+coordinates x = (one-hot part, sign channel, c) with c constant 1:
+
+    permutation g:  R_g = P_g ⊕ (sgn g) ⊕ 1,
+    reset to r:     R_r = [[εI, 0, e_r], [0, 1, 0], [0, 0, 1]]  (x' = εx + e_r c),
+
+and the network is A_σ = S R_σ S⁻¹ with S tuned for the permutation letters
+(:func:`fsmnet.constructions.fixed_point_tuning.tuned_encoding`).
+
+*Why the labels stay right.*  On the one-hot part every entry stays ≥ 0, a
+permutation keeps the total m, and a reset makes it 1 + εm; so m ≤ 1/(1 − ε)
+on every word, and after the last reset the true state's entry is ≥ 1 while
+all others sum to at most ε/(1 − ε) = 1/7 (ε = 1/8).  The readout (the outputs
+on the one-hot part, in x-coordinates) therefore picks the automaton's label.
+Before any reset the state is exact (S R_w S⁻¹ h0).
+
+*Why the iteration converges.*  Permutation letters: the tuned Λ, proved by
+Schur–Cohn.  A reset: Λ = εI gives M = I − εB = S (I − εR_r⁻¹) S⁻¹, whose
+spectrum is 0 (on the one-hot part) and 1 − ε (elsewhere), for any S; the
+compiler proves it exactly all the same.
+
+*The proof* is a box per automaton state in the coordinates x = S⁻¹h (the
+chart :mod:`fsmnet.proofs.abstract.recorded_basis` builds from the recorded
+S), found by ``fsmnet verify`` and re-checked in Fractions by the certificate
+checker.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from fsmnet.automata import Automaton
+from fsmnet.errors import NotExpressible
+from fsmnet.nets import Network
+
+EPSILON = Fraction(1, 8)
+_TUNING_SEEDS = 3
+
+
+def letter_actions(automaton: Automaton) -> list[tuple[str, np.ndarray | int]] | None:
+    """Per letter ``("perm", P)`` (P the permutation matrix, column q has its 1 at
+    δ(q)) or ``("reset", r)``; None when some letter is neither."""
+    n = automaton.n_states
+    out: list[tuple[str, np.ndarray | int]] = []
+    for row in automaton.delta:
+        images = [int(t) for t in row]
+        if len(set(images)) == n:
+            p = np.zeros((n, n), dtype=np.int64)
+            p[images, np.arange(n)] = 1
+            out.append(("perm", p))
+        elif len(set(images)) == 1 and n > 1:
+            out.append(("reset", images[0]))
+        else:
+            return None
+    return out
+
+
+def applies(automaton: Automaton) -> bool:
+    """Every letter a permutation or a reset, with at least one reset and one
+    permutation other than the identity (the other cases have their own
+    constructions)."""
+    actions = letter_actions(automaton)
+    if actions is None:
+        return False
+    eye = np.eye(automaton.n_states, dtype=np.int64)
+    return (any(kind == "reset" for kind, _ in actions) and any(
+        kind == "perm" and not np.array_equal(p, eye) for kind, p in actions))
+
+
+def compile_fixed_point_group_reset(automaton: Automaton, *, seed: int = 0,
+                                    epsilon: Fraction = EPSILON) -> Network:
+    """The construction above, for a minimal automaton whose letters are permutations
+    or resets.
+
+    Raises
+    ------
+    NotExpressible
+        When some letter is neither, or when no tuned conjugation of the permutation
+        letters has a proved spectral radius below 1 (the message says which).
+    """
+    from fsmnet.constructions import fixed_point_tuning
+    from fsmnet.constructions.fixed_point import _build, _with_units
+    from fsmnet.nets.fixed_point import exact_inverse
+
+    actions = letter_actions(automaton)
+    if actions is None:
+        raise NotExpressible("fixed-point (permutations and resets): every letter must "
+                             "permute the states or map them all to one state")
+    eps = Fraction(epsilon)
+    if not 0 < eps < Fraction(1, 2):
+        raise NotExpressible(f"fixed-point (permutations and resets): epsilon must lie in "
+                             f"(0, 1/2) so that the true state outweighs the rest; got {eps}")
+    n = automaton.n_states
+    signs = [round(np.linalg.det(p)) if kind == "perm" else 1 for kind, p in actions]
+    extra = any(sg < 0 for sg in signs)
+    size0 = n + int(extra) + 1
+    homog = size0 - 1
+    perm_reps = []
+    for (kind, p), sg in zip(actions, signs):
+        if kind == "perm":
+            r = np.eye(size0, dtype=np.int64)
+            r[:n, :n] = p
+            if extra:
+                r[n, n] = sg
+            perm_reps.append(r)
+    enc = None
+    for tuning_seed in range(seed, seed + _TUNING_SEEDS):
+        enc = fixed_point_tuning.tuned_encoding(perm_reps, tuning_seed)
+        if enc is not None:
+            break
+    if enc is None:
+        raise NotExpressible(f"fixed-point (permutations and resets): no tuned conjugation "
+                             f"of the {len(perm_reps)} permutation letters has a proved "
+                             f"spectral radius below 1 (seeds {seed}..{seed + _TUNING_SEEDS - 1})")
+    size = size0 + enc.units
+    reps: list[np.ndarray] = []
+    lambdas: list[list[Fraction]] = []
+    radii: list[float] = []
+    perm_index = 0
+    for kind, p in actions:
+        if kind == "perm":
+            reps.append(_with_units(perm_reps[perm_index], enc.units))
+            lambdas.append(list(enc.lambdas[perm_index]))
+            radii.append(enc.radii[perm_index])
+            perm_index += 1
+        else:
+            r = np.array([[Fraction(int(i == j)) for j in range(size)] for i in range(size)],
+                         dtype=object)
+            for i in range(n):
+                r[i, i] = eps
+            r[int(p), homog] = Fraction(1)  # type: ignore[call-overload]
+            reps.append(r)
+            lambdas.append([eps] * size)
+            radii.append(float(1 - eps))
+    s = np.array(enc.s, dtype=object)
+    s_inv = exact_inverse(np.array([[Fraction(int(x)) for x in row] for row in enc.s],
+                                   dtype=object))
+    net = _build(automaton, s, s_inv, reps, lambdas, radii, extra, seed,
+                 tuned={"unit_channels": enc.units, "blocks": enc.blocks,
+                        "tuning_seed": tuning_seed, "epsilon": str(eps),
+                        "homogeneous_coordinate": homog},
+                 construction="permutations and resets")
+    from fsmnet.nets.fixed_point import converges_exactly
+
+    # The tuning proved the permutation letters; the resets' radius 1 − ε is proved here.
+    for sym, (kind, _) in enumerate(actions):
+        if kind == "reset" and not converges_exactly(net, sym):
+            raise AssertionError(f"fixed-point (permutations and resets): letter "
+                                 f"{automaton.symbols[sym]!r} is not proved to converge")
+    return net
