@@ -283,10 +283,9 @@ def compile_fixed_point(automaton: Automaton, *, seed: int = 0, attempts: int = 
         or when no S in ``attempts`` tries gives a proved radius < 1 for every
         letter (the message names the best radius found).
     """
+    from fsmnet.constructions import fixed_point_group_reset
     from fsmnet.constructions.fixed_point_acyclic import compile_fixed_point_acyclic, cycle_of
     from fsmnet.constructions.fixed_point_reset import compile_fixed_point_reset, letter_kinds
-
-    from fsmnet.constructions import fixed_point_group_reset
 
     kinds = letter_kinds(automaton)
     if kinds is not None and any(k is not None for k in kinds):  # resets: carried by contraction

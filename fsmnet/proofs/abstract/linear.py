@@ -302,10 +302,10 @@ class ChartBoxes:
         recorded = recorded_chart(net.options, points)  # a compiler's basis: try it first
         if recorded is not None and rounding is None:
             charted = [_charted(recorded, a) for a in mats_exact]
-            for body, why in _box_bodies(self.name, recorded, mats, readout, automaton,
-                                         clouds, right, rounding, float32, widen_after=60,
-                                         cushion=0.0, charted=charted):
-                yield body, f"{why} (recorded basis)"
+            for found, why in _box_bodies(self.name, recorded, mats, readout, automaton,
+                                          clouds, right, rounding, float32, widen_after=60,
+                                          cushion=0.0, charted=charted):
+                yield found, f"{why} (recorded basis)"
         chart = choose_chart(points)
         if chart is None:
             yield None, "no linear functional is positive on every sampled state"

@@ -147,7 +147,11 @@ def _mass_functional(mats: np.ndarray, points: list[np.ndarray]) -> Any:
     if np.min(pts @ phi) <= 1e-9 * np.abs(phi).sum():
         return None
     pivot = int(np.argmax(phi))
+    if not np.all(np.isfinite(phi)) or phi[pivot] <= 0:
+        return None
     phi = phi / phi[pivot]
+    if not np.all(np.isfinite(phi)):  # a pivot entry near 0 (seen on a mutant: infinity)
+        return None
     exact = [Fraction(round(float(x) * 2**20), 2**20) for x in phi]
     exact[pivot] = Fraction(1)
     return Chart(exact, pivot)
