@@ -32,6 +32,7 @@ by generators: H = 149, proved per block).
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -335,15 +336,7 @@ def compile_fixed_point(automaton: Automaton, *, seed: int = 0, attempts: int = 
         if extra:
             r[n, n] = sg
         reps.append(r)
-    from fsmnet.constructions import fixed_point_tuning
-
-    # A float search whose outcome depends on the seed and on torch's rounding: try
-    # a few seeds in order (deterministic); the proof below is exact whichever wins.
-    enc = None
-    for tuning_seed in range(seed, seed + _TUNING_SEEDS):
-        enc = fixed_point_tuning.tuned_encoding(reps, tuning_seed)
-        if enc is not None:
-            break
+    enc, tuning_seed = tune_over_seeds(reps, seed)
     if enc is not None:
         s_t = np.array(enc.s, dtype=object)
         s_t_inv = exact_inverse(np.array([[Fraction(int(x)) for x in row] for row in enc.s],
@@ -379,6 +372,19 @@ def compile_fixed_point(automaton: Automaton, *, seed: int = 0, attempts: int = 
                          f"< 1 for every letter was found in {tried} attempts (seed {seed}); "
                          f"best attempt: {best[0]} of {len(reps)} letters proved, worst radius "
                          f"among them {best[1]:.4g}")
+
+
+def tune_over_seeds(reps: list[np.ndarray], seed: int) -> tuple[Any, int]:
+    """(the tuned encoding or None, the seed that found it).  The tuning is a float
+    search whose outcome depends on the seed and on torch's rounding: a few seeds are
+    tried in order (deterministic); the proof is exact whichever wins."""
+    from fsmnet.constructions import fixed_point_tuning
+
+    for tuning_seed in range(seed, seed + _TUNING_SEEDS):
+        enc = fixed_point_tuning.tuned_encoding(reps, tuning_seed)
+        if enc is not None:
+            return enc, tuning_seed
+    return None, seed + _TUNING_SEEDS - 1
 
 
 def _signed(p: np.ndarray, sign: int | None) -> np.ndarray:

@@ -44,7 +44,6 @@ from fsmnet.errors import NotExpressible
 from fsmnet.nets import Network
 
 EPSILON = Fraction(1, 8)
-_TUNING_SEEDS = 3
 
 
 def letter_actions(automaton: Automaton) -> list[tuple[str, np.ndarray | int]] | None:
@@ -88,8 +87,13 @@ def compile_fixed_point_group_reset(automaton: Automaton, *, seed: int = 0,
         When some letter is neither, or when no tuned conjugation of the permutation
         letters has a proved spectral radius below 1 (the message says which).
     """
-    from fsmnet.constructions import fixed_point_tuning
-    from fsmnet.constructions.fixed_point import _build, _with_units
+    from fsmnet.constructions.fixed_point import (
+        _TUNING_SEEDS,
+        _build,
+        _signed,
+        _with_units,
+        tune_over_seeds,
+    )
     from fsmnet.nets.fixed_point import exact_inverse
 
     actions = letter_actions(automaton)
@@ -105,19 +109,10 @@ def compile_fixed_point_group_reset(automaton: Automaton, *, seed: int = 0,
     extra = any(sg < 0 for sg in signs)
     size0 = n + int(extra) + 1
     homog = size0 - 1
-    perm_reps = []
-    for (kind, p), sg in zip(actions, signs):
-        if kind == "perm":
-            r = np.eye(size0, dtype=np.int64)
-            r[:n, :n] = p
-            if extra:
-                r[n, n] = sg
-            perm_reps.append(r)
-    enc = None
-    for tuning_seed in range(seed, seed + _TUNING_SEEDS):
-        enc = fixed_point_tuning.tuned_encoding(perm_reps, tuning_seed)
-        if enc is not None:
-            break
+    # R_g = P_g ⊕ (sgn g) ⊕ 1: the homogeneous coordinate c is one more fixed channel.
+    perm_reps = [_with_units(_signed(p, sg if extra else None), 1)
+                 for (_, p), sg in zip(actions, signs) if isinstance(p, np.ndarray)]
+    enc, tuning_seed = tune_over_seeds(perm_reps, seed)
     if enc is None:
         raise NotExpressible(f"fixed-point (permutations and resets): no tuned conjugation "
                              f"of the {len(perm_reps)} permutation letters has a proved "
