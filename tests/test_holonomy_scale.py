@@ -230,6 +230,21 @@ def test_a_large_counter_is_refused_in_one_line_and_has_the_one_unit_cascade(
     assert verify(load("counter:40"), net).verdict == "proved"
 
 
+def test_minmax_cascade_skips_an_exploration_the_counter_bound_rules_out() -> None:
+    # counter:40's holonomy groups are trivial, so its plain cascade is all scalar
+    # and reaches at least 2^40 codes (the counter-chain theorem): the dense unit is
+    # taken at once, and says why, instead of after the exploration's budget
+    # (counter:199: 28.3 s before, 12.1 s with the shortcut, 2026-12-03).
+    net = fsmnet.compile(load("counter:40"), "minmax-cascade")
+    assert net.options["construction"] == "dense unit"
+    assert "2^40" in net.options["fallback_reason"]
+    assert "pairs" not in net.options["fallback_reason"]  # not the exploration's refusal
+    assert verify(load("counter:40"), net).verdict == "proved"
+    # A counter that fits the budget still gets its (optimal) holonomy cascade.
+    small = fsmnet.compile(load("counter:10"), "minmax-cascade")
+    assert small.options["construction"] == "holonomy"
+
+
 def test_orbit_limit_is_a_typed_error_for_both_archs(monkeypatch) -> None:
     from fsmnet.algebra.holonomy import skeleton
     from fsmnet.errors import FsmnetError

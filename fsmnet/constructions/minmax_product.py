@@ -351,6 +351,16 @@ def best_cascade(automaton: Automaton, *, arch: str, max_steps: int = MAX_STEPS,
     if spec_error is None:
         try:
             spec = holonomy_spec(automaton) if spec is None else spec
+            levels = spec.facts.get("holonomy_components")
+            if arch == "minmax-cascade" and levels and all(  # minmax-scalar checked it already
+                    c["group_order"] is None for level in levels for c in level):
+                from fsmnet.constructions.minmax_counter_bound import refuse_if_counter
+
+                # Trivial holonomy groups: every level is a scalar unit, so a counter
+                # chain bounds the plain cascade's reach from below (2^k, the theorem in
+                # docs/constructions-minmax.md); past the budget, skip the exploration
+                # (counter:199: 28 s of exploring before the dense unit took over).
+                refuse_if_counter(automaton, max_steps=max_steps)
             plain = cascade_network(spec, automaton, arch=arch,
                                     options={"construction": "holonomy"}, max_steps=max_steps)
         except DecompositionTooLarge as exc:  # CascadeTooLarge included
