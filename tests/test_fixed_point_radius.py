@@ -270,13 +270,14 @@ def test_tuned_construction_is_exact(quick_tuning: None, a: Automaton) -> None:
 
 # ---------------------------------------------------------------- exact blocks (large H)
 import fsmnet.constructions.fixed_point_blocks as fpb  # noqa: E402
+from fsmnet.constructions.fixed_point_network import signed  # noqa: E402
 
 
 def _signed_reps(a: Automaton) -> tuple[list[np.ndarray], bool]:
     perms = fp._permutations(a)
     signs = [round(np.linalg.det(p)) for p in perms]
     extra = any(s < 0 for s in signs)
-    return [fp._signed(p, s if extra else None) for p, s in zip(perms, signs)], extra
+    return [signed(p, s if extra else None) for p, s in zip(perms, signs)], extra
 
 
 def test_exact_blocks_are_invariant_in_fractions() -> None:

@@ -32,14 +32,14 @@ by generators: H = 149, proved per block).
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
 
 import numpy as np
 
 from fsmnet.automata import Automaton
+from fsmnet.constructions.fixed_point_network import conjugated_network, tune_over_seeds, with_units
 from fsmnet.errors import NotExpressible
 from fsmnet.nets import Network
-from fsmnet.nets.fixed_point import charpoly, exact_inverse, iterate_fixed_point, schur_stable
+from fsmnet.nets.fixed_point import charpoly, exact_inverse, schur_stable
 
 
 def _int_det(m: list[list[int]]) -> int:
@@ -65,8 +65,6 @@ in Schur-Cohn alone on 2 shared cores)."""
 ACYCLIC_LIMIT = 16
 """Most states for the behavioural-merge construction by default: `fsmnet expressivity`
 tries every class and must stay fast (the proof of atleast:10 takes 4 s, atleast:40 51 s)."""
-_TUNING_SEEDS = 6
-"""Seeds the tuned encoding tries, in order, before the untuned search."""
 
 _SEARCH_BUDGET = 120
 """Letter searches (one Λ each) over all attempts: a deterministic work bound.  The
@@ -341,10 +339,11 @@ def compile_fixed_point(automaton: Automaton, *, seed: int = 0, attempts: int = 
         s_t = np.array(enc.s, dtype=object)
         s_t_inv = exact_inverse(np.array([[Fraction(int(x)) for x in row] for row in enc.s],
                                          dtype=object))
-        reps_t = [_with_units(r, enc.units) for r in reps]
-        return _build(automaton, s_t, s_t_inv, reps_t, enc.lambdas, enc.radii, extra, seed,
-                      tuned={"unit_channels": enc.units, "blocks": enc.blocks,
-                             "tuning_seed": tuning_seed})
+        reps_t = [with_units(r, enc.units) for r in reps]
+        return conjugated_network(automaton, s_t, s_t_inv, reps_t, enc.lambdas, enc.radii,
+                                  extra, seed, tuned={"unit_channels": enc.units,
+                                                      "blocks": enc.blocks,
+                                                      "tuning_seed": tuning_seed})
     rng = np.random.default_rng(seed)
     best: tuple[int, float] = (-1, float("inf"))  # (letters proved, their worst radius)
     searches = tried = 0
@@ -364,7 +363,7 @@ def compile_fixed_point(automaton: Automaton, *, seed: int = 0, attempts: int = 
             lambdas.append(found[0])
             radii.append(found[1])
         if len(lambdas) == len(reps):
-            return _build(automaton, s, s_inv, reps, lambdas, radii, extra, seed)
+            return conjugated_network(automaton, s, s_inv, reps, lambdas, radii, extra, seed)
         score = (len(radii), max(radii, default=float("inf")))
         if score[0] > best[0] or (score[0] == best[0] and score[1] < best[1]):
             best = score
@@ -372,97 +371,3 @@ def compile_fixed_point(automaton: Automaton, *, seed: int = 0, attempts: int = 
                          f"< 1 for every letter was found in {tried} attempts (seed {seed}); "
                          f"best attempt: {best[0]} of {len(reps)} letters proved, worst radius "
                          f"among them {best[1]:.4g}")
-
-
-def tune_over_seeds(reps: list[np.ndarray], seed: int) -> tuple[Any, int]:
-    """(the tuned encoding or None, the seed that found it).  The tuning is a float
-    search whose outcome depends on the seed and on torch's rounding: a few seeds are
-    tried in order (deterministic); the proof is exact whichever wins."""
-    from fsmnet.constructions import fixed_point_tuning
-
-    for tuning_seed in range(seed, seed + _TUNING_SEEDS):
-        enc = fixed_point_tuning.tuned_encoding(reps, tuning_seed)
-        if enc is not None:
-            return enc, tuning_seed
-    return None, seed + _TUNING_SEEDS - 1
-
-
-def _signed(p: np.ndarray, sign: int | None) -> np.ndarray:
-    """P ⊕ (sign), or P alone when ``sign`` is None."""
-    size = p.shape[0] + (sign is not None)
-    r = np.zeros((size, size), dtype=np.int64)
-    r[:p.shape[0], :p.shape[0]] = p
-    if sign is not None:
-        r[-1, -1] = sign
-    return r
-
-
-def _with_units(r: np.ndarray, units: int) -> np.ndarray:
-    """R ⊕ I_units: the tuned encoding's unit channels, fixed by every letter."""
-    out = np.eye(r.shape[0] + units, dtype=np.int64)
-    out[:r.shape[0], :r.shape[0]] = r
-    return out
-
-
-def _rep_inverse(r: np.ndarray) -> np.ndarray:
-    """R⁻¹: Rᵀ for a signed permutation (orthogonal), else the exact inverse (the
-    contractions of fsmnet.constructions.fixed_point_group_reset)."""
-    if r.dtype != object and np.array_equal(r @ r.T, np.eye(r.shape[0], dtype=r.dtype)):
-        return r.T
-    return exact_inverse(np.array([[Fraction(x) for x in row] for row in r], dtype=object))
-
-
-def _build(automaton: Automaton, s: np.ndarray, s_inv: np.ndarray, reps: list[np.ndarray],
-           lambdas: list[list[Fraction]], radii: list[float], extra: bool,
-           seed: int, tuned: dict[str, object] | None = None,
-           construction: str = "tuned conjugation") -> Network:
-    """The network of A_σ = S R_σ S⁻¹ (S integral; S⁻¹ integral or, tuned, rational;
-    R_σ a signed permutation, or any invertible rational matrix)."""
-    n, size = automaton.n_states, s.shape[0]
-    lam_exact, q_exact = [], []
-    for r, lam in zip(reps, lambdas):
-        b = s @ _rep_inverse(r) @ s_inv
-        ratio = [x / (1 - x) for x in lam]  # (Λ⁻¹ − I)⁻¹
-        q_exact.append([[ratio[i] * (Fraction(b[i, j]) - int(i == j)) for j in range(size)]
-                        for i in range(size)])
-        lam_exact.append(lam)
-    to_f = np.vectorize(float, otypes=[np.float64])
-    lam_arr = to_f(np.array(lam_exact, dtype=object))
-    q_arr = to_f(np.array(q_exact, dtype=object).reshape(len(reps), size, size))
-    base = np.zeros(size, dtype=np.int64)
-    assert automaton.initial is not None
-    base[automaton.initial] = 1
-    base[n:] = 1  # the sign channel and the unit channels start at 1
-    h0 = np.array([float(x) for x in s @ base], dtype=np.float64)
-    onehot = np.zeros((len(automaton.labels), size), dtype=np.int64)
-    onehot[automaton.output_ids, np.arange(n)] = 1
-    readout = np.vectorize(float, otypes=[np.float64])(onehot @ s_inv)
-    kind = {"construction": "conjugated permutation"} if tuned is None else dict(
-        tuned, construction=construction)
-    net = Network(
-        arch="fixed-point",
-        params={"Lambda": lam_arr, "Q": q_arr, "h0": h0, "readout": readout},
-        symbols=automaton.symbols, labels=automaton.labels,
-        options={**kind, "seed": seed,
-                 "sign_channel": extra, "S": [[int(x) for x in row] for row in s],
-                 "spectral_radius": dict(zip(automaton.symbols, radii)),
-                 "radius_proved_below_one": True, "states": list(automaton.states)},
-        exact={"Lambda": [[str(x) for x in row] for row in lam_exact],
-               "Q": [[[str(x) for x in row] for row in m] for m in q_exact]},
-        name=automaton.name)
-    # Exact self-check: the fixed points are exactly S R_σ S⁻¹.
-    exact = net.semantics.matrices_exact(net)  # type: ignore[attr-defined]
-    for sym, r in enumerate(reps):
-        want = s @ r @ s_inv
-        if any(exact[sym][i, j] != want[i, j] for i in range(size) for j in range(size)):
-            raise AssertionError("fixed-point construction: A is not S R S⁻¹")
-    iterations: dict[str, int | None] = {}
-    for sym in range(len(reps)):
-        try:
-            iterations[automaton.symbols[sym]] = iterate_fixed_point(
-                net, sym, h0, tol=1e-9, max_iter=20_000)[1]
-        except RuntimeError:  # proved convergent, but too slow to measure here
-            iterations[automaton.symbols[sym]] = None
-    options = dict(net.options, iterations=iterations)
-    return Network(arch="fixed-point", params=net.params, symbols=net.symbols,
-                   labels=net.labels, options=options, exact=net.exact, name=net.name)

@@ -305,7 +305,8 @@ def compile_fixed_point_blocks(automaton: Automaton, *, seed: int = 0) -> Networ
     NotExpressible
         For a non-permutation letter, or when no such encoding is found.
     """
-    from fsmnet.constructions.fixed_point import _permutations, _signed
+    from fsmnet.constructions.fixed_point import _permutations
+    from fsmnet.constructions.fixed_point_network import signed as _signed
     from fsmnet.errors import NotExpressible
 
     perms = _permutations(automaton)

@@ -87,12 +87,12 @@ def compile_fixed_point_group_reset(automaton: Automaton, *, seed: int = 0,
         When some letter is neither, or when no tuned conjugation of the permutation
         letters has a proved spectral radius below 1 (the message says which).
     """
-    from fsmnet.constructions.fixed_point import (
-        _TUNING_SEEDS,
-        _build,
-        _signed,
-        _with_units,
+    from fsmnet.constructions.fixed_point_network import (
+        TUNING_SEEDS,
+        conjugated_network,
+        signed,
         tune_over_seeds,
+        with_units,
     )
     from fsmnet.nets.fixed_point import exact_inverse
 
@@ -110,13 +110,13 @@ def compile_fixed_point_group_reset(automaton: Automaton, *, seed: int = 0,
     size0 = n + int(extra) + 1
     homog = size0 - 1
     # R_g = P_g ⊕ (sgn g) ⊕ 1: the homogeneous coordinate c is one more fixed channel.
-    perm_reps = [_with_units(_signed(p, sg if extra else None), 1)
+    perm_reps = [with_units(signed(p, sg if extra else None), 1)
                  for (_, p), sg in zip(actions, signs) if isinstance(p, np.ndarray)]
     enc, tuning_seed = tune_over_seeds(perm_reps, seed)
     if enc is None:
         raise NotExpressible(f"fixed-point (permutations and resets): no tuned conjugation "
                              f"of the {len(perm_reps)} permutation letters has a proved "
-                             f"spectral radius below 1 (seeds {seed}..{seed + _TUNING_SEEDS - 1})")
+                             f"spectral radius below 1 (seeds {seed}..{seed + TUNING_SEEDS - 1})")
     size = size0 + enc.units
     reps: list[np.ndarray] = []
     lambdas: list[list[Fraction]] = []
@@ -124,7 +124,7 @@ def compile_fixed_point_group_reset(automaton: Automaton, *, seed: int = 0,
     perm_index = 0
     for kind, p in actions:
         if kind == "perm":
-            reps.append(_with_units(perm_reps[perm_index], enc.units))
+            reps.append(with_units(perm_reps[perm_index], enc.units))
             lambdas.append(list(enc.lambdas[perm_index]))
             radii.append(enc.radii[perm_index])
             perm_index += 1
@@ -140,7 +140,7 @@ def compile_fixed_point_group_reset(automaton: Automaton, *, seed: int = 0,
     s = np.array(enc.s, dtype=object)
     s_inv = exact_inverse(np.array([[Fraction(int(x)) for x in row] for row in enc.s],
                                    dtype=object))
-    net = _build(automaton, s, s_inv, reps, lambdas, radii, extra, seed,
+    net = conjugated_network(automaton, s, s_inv, reps, lambdas, radii, extra, seed,
                  tuned={"unit_channels": enc.units, "blocks": enc.blocks,
                         "tuning_seed": tuning_seed, "epsilon": str(eps),
                         "homogeneous_coordinate": homog},
