@@ -10,6 +10,7 @@ for the property, brute force over every word up to a length (the
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -93,6 +94,14 @@ def test_a_letter_that_is_neither_is_refused_by_name() -> None:
     assert letter_actions(a) is None and not applies(a)
     with pytest.raises(NotExpressible, match="'b' maps states"):
         fsmnet.compile(a, "fixed-point")
+
+
+def test_a_bad_epsilon_is_a_spec_error_naming_the_field() -> None:
+    from fsmnet.constructions.fixed_point_group_reset import compile_fixed_point_group_reset
+    from fsmnet.errors import SpecError
+
+    with pytest.raises(SpecError, match="epsilon"):
+        compile_fixed_point_group_reset(CASES["parity with reset"], epsilon=Fraction(1, 2))
 
 
 @st.composite

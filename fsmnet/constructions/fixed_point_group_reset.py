@@ -40,7 +40,7 @@ from fractions import Fraction
 import numpy as np
 
 from fsmnet.automata import Automaton
-from fsmnet.errors import NotExpressible
+from fsmnet.errors import NotExpressible, SpecError
 from fsmnet.nets import Network
 
 EPSILON = Fraction(1, 8)
@@ -86,6 +86,8 @@ def compile_fixed_point_group_reset(automaton: Automaton, *, seed: int = 0,
     NotExpressible
         When some letter is neither, or when no tuned conjugation of the permutation
         letters has a proved spectral radius below 1 (the message says which).
+    SpecError
+        When ``epsilon`` is not in (0, 1/2).
     """
     from fsmnet.constructions.fixed_point_network import (
         TUNING_SEEDS,
@@ -102,8 +104,8 @@ def compile_fixed_point_group_reset(automaton: Automaton, *, seed: int = 0,
                              "permute the states or map them all to one state")
     eps = Fraction(epsilon)
     if not 0 < eps < Fraction(1, 2):
-        raise NotExpressible(f"fixed-point (permutations and resets): epsilon must lie in "
-                             f"(0, 1/2) so that the true state outweighs the rest; got {eps}")
+        raise SpecError("epsilon must lie in (0, 1/2), so that the true state outweighs "
+                        "the rest", source="fixed-point", field="epsilon", value=str(eps))
     n = automaton.n_states
     signs = [round(np.linalg.det(p)) if kind == "perm" else 1 for kind, p in actions]
     extra = any(sg < 0 for sg in signs)
@@ -141,10 +143,10 @@ def compile_fixed_point_group_reset(automaton: Automaton, *, seed: int = 0,
     s_inv = exact_inverse(np.array([[Fraction(int(x)) for x in row] for row in enc.s],
                                    dtype=object))
     net = conjugated_network(automaton, s, s_inv, reps, lambdas, radii, extra, seed,
-                 tuned={"unit_channels": enc.units, "blocks": enc.blocks,
-                        "tuning_seed": tuning_seed, "epsilon": str(eps),
-                        "homogeneous_coordinate": homog},
-                 construction="permutations and resets")
+                             tuned={"unit_channels": enc.units, "blocks": enc.blocks,
+                                    "tuning_seed": tuning_seed, "epsilon": str(eps),
+                                    "homogeneous_coordinate": homog},
+                             construction="permutations and resets")
     from fsmnet.nets.fixed_point import converges_exactly
 
     # The tuning proved the permutation letters; the resets' radius 1 − ε is proved here.
