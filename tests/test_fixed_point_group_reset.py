@@ -152,7 +152,7 @@ def test_random_permutation_reset_automata(a: Automaton, shortest_disagreement) 
 
 
 @pytest.mark.slow
-@settings(max_examples=40, deadline=None, suppress_health_check=FIXTURE_OK)
+@settings(max_examples=25, deadline=None, suppress_health_check=FIXTURE_OK)
 @given(a=permutation_reset_automata())
 def test_random_permutation_reset_automata_thorough(a: Automaton, shortest_disagreement
                                                     ) -> None:
