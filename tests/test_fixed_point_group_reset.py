@@ -10,6 +10,7 @@ for the property, brute force over every word up to a length (the
 from __future__ import annotations
 
 import json
+import time
 from fractions import Fraction
 
 import numpy as np
@@ -94,6 +95,20 @@ def test_a_letter_that_is_neither_is_refused_by_name() -> None:
     assert letter_actions(a) is None and not applies(a)
     with pytest.raises(NotExpressible, match="'b' maps states"):
         fsmnet.compile(a, "fixed-point")
+
+
+def test_a_large_one_is_refused_at_once_with_the_size() -> None:
+    # S5's 120 elements plus a reset: H ≥ 121 would tune and prove for hours, so it
+    # is refused by size before any work (expressivity tries every class).
+    g = fsmnet.load("symmetric:5").minimal()
+    delta = np.vstack([g.delta, np.zeros((1, g.n_states), dtype=g.delta.dtype)])
+    a = Automaton(delta=delta, symbols=(*g.symbols, "reset"), initial=g.initial,
+                  outputs=tuple(g.output(q) for q in range(g.n_states)))
+    assert applies(a)
+    started = time.perf_counter()
+    with pytest.raises(NotExpressible, match=r"hidden size 12[12] is above 32"):
+        fsmnet.compile(a, "fixed-point")
+    assert time.perf_counter() - started < 30  # not the hours of a tuning
 
 
 def test_a_bad_epsilon_is_a_spec_error_naming_the_field() -> None:

@@ -111,6 +111,12 @@ def compile_fixed_point_group_reset(automaton: Automaton, *, seed: int = 0,
     extra = any(sg < 0 for sg in signs)
     size0 = n + int(extra) + 1
     homog = size0 - 1
+    from fsmnet.constructions.fixed_point import _PROOF_LIMIT
+
+    if size0 > _PROOF_LIMIT:  # refused at once: `fsmnet expressivity` tries every class
+        raise NotExpressible(f"fixed-point (permutations and resets): hidden size {size0} "
+                             f"is above {_PROOF_LIMIT}, where the exact proof of the "
+                             f"permutation letters' radius takes hours")
     # R_g = P_g ⊕ (sgn g) ⊕ 1: the homogeneous coordinate c is one more fixed channel.
     perm_reps = [with_units(signed(p, sg if extra else None), 1)
                  for (_, p), sg in zip(actions, signs) if isinstance(p, np.ndarray)]
