@@ -90,10 +90,10 @@ def compile_fixed_point_group_reset(automaton: Automaton, *, seed: int = 0,
         When ``epsilon`` is not in (0, 1/2).
     """
     from fsmnet.constructions.fixed_point_network import (
-        TUNING_SEEDS,
         conjugated_network,
         signed,
         tune_over_seeds,
+        tuning_seeds,
         with_units,
     )
     from fsmnet.nets.fixed_point import exact_inverse
@@ -124,7 +124,8 @@ def compile_fixed_point_group_reset(automaton: Automaton, *, seed: int = 0,
     if enc is None:
         raise NotExpressible(f"fixed-point (permutations and resets): no tuned conjugation "
                              f"of the {len(perm_reps)} permutation letters has a proved "
-                             f"spectral radius below 1 (seeds {seed}..{seed + TUNING_SEEDS - 1})")
+                             f"spectral radius below 1 (seeds {seed}.."
+                             f"{seed + tuning_seeds(size0) - 1})")
     size = size0 + enc.units
     reps: list[np.ndarray] = []
     lambdas: list[list[Fraction]] = []
