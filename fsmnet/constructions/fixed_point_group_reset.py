@@ -89,6 +89,7 @@ def compile_fixed_point_group_reset(automaton: Automaton, *, seed: int = 0,
     SpecError
         When ``epsilon`` is not in (0, 1/2).
     """
+    from fsmnet.constructions.fixed_point import _PROOF_LIMIT
     from fsmnet.constructions.fixed_point_network import (
         conjugated_network,
         signed,
@@ -96,7 +97,7 @@ def compile_fixed_point_group_reset(automaton: Automaton, *, seed: int = 0,
         tuning_seeds,
         with_units,
     )
-    from fsmnet.nets.fixed_point import exact_inverse
+    from fsmnet.nets.fixed_point import converges_exactly, exact_inverse
 
     actions = letter_actions(automaton)
     if actions is None:
@@ -111,8 +112,6 @@ def compile_fixed_point_group_reset(automaton: Automaton, *, seed: int = 0,
     extra = any(sg < 0 for sg in signs)
     size0 = n + int(extra) + 1
     homog = size0 - 1
-    from fsmnet.constructions.fixed_point import _PROOF_LIMIT
-
     if size0 > _PROOF_LIMIT:  # refused at once: `fsmnet expressivity` tries every class
         raise NotExpressible(f"fixed-point (permutations and resets): hidden size {size0} "
                              f"is above {_PROOF_LIMIT}, where the exact proof of the "
@@ -154,8 +153,6 @@ def compile_fixed_point_group_reset(automaton: Automaton, *, seed: int = 0,
                                     "tuning_seed": tuning_seed, "epsilon": str(eps),
                                     "homogeneous_coordinate": homog},
                              construction="permutations and resets")
-    from fsmnet.nets.fixed_point import converges_exactly
-
     # The tuning proved the permutation letters; the resets' radius 1 − ε is proved here.
     for sym, (kind, _) in enumerate(actions):
         if kind == "reset" and not converges_exactly(net, sym):
