@@ -212,7 +212,7 @@ def test_tuned_radius_below_untuned_s3_gens(monkeypatch: pytest.MonkeyPatch) -> 
     a = load("symmetric:3,gens").minimal()
     tuned = compile_automaton(a, "fixed-point")
     assert tuned.options["construction"] == "tuned conjugation"
-    monkeypatch.setattr(tuning, "tuned_encoding", lambda reps, seed=0: None)
+    monkeypatch.setattr(tuning, "tuned_encoding", lambda reps, seed=0, budget=None: None)
     old = compile_automaton(a, "fixed-point")
     assert old.options["construction"] == "conjugated permutation"
     new_r = max(_numpy_radius(tuned, s) for s in range(a.n_symbols))

@@ -22,8 +22,12 @@ That random search leaves radii of 1 − 10⁻⁶ (S3) or finds nothing (A4), so
 the compiler first **tunes** S jointly with Λ
 (:mod:`fsmnet.constructions.fixed_point_tuning`: block-diagonalize R, tune
 each block, add unit channels where a block cannot converge alone), which
-brings S3 and A4 below 0.9; the random search remains the fallback.  Above
-32 coordinates the dense exact proof is too slow, and
+brings S3 and A4 below 0.9; the random search remains the fallback.  The
+tuning spends at most ``tuning_steps`` Adam steps per compile (a count, so the
+outcome does not depend on the machine's load).  Above 16 coordinates two
+small quotients side by side are tried first
+(:mod:`fsmnet.constructions.fixed_point_split`).  Above 32 coordinates the
+dense exact proof is too slow, and
 :mod:`fsmnet.constructions.fixed_point_blocks` builds an *exactly*
 block-diagonal encoding instead, on request (``compile_fixed_point_blocks``; S5
 by generators: H = 149, proved per block).
@@ -36,8 +40,14 @@ from fractions import Fraction
 import numpy as np
 
 from fsmnet.automata import Automaton
-from fsmnet.constructions.fixed_point_network import conjugated_network, tune_over_seeds, with_units
-from fsmnet.errors import NotExpressible
+from fsmnet.constructions.fixed_point_network import (
+    LARGE_TUNING,
+    conjugated_network,
+    tune_over_seeds,
+    with_units,
+)
+from fsmnet.constructions.fixed_point_tuning import TUNING_STEPS, StepBudget
+from fsmnet.errors import NotExpressible, SpecError
 from fsmnet.nets import Network
 from fsmnet.nets.fixed_point import charpoly, exact_inverse, schur_stable
 
@@ -256,8 +266,23 @@ def _permutations(automaton: Automaton) -> list[np.ndarray]:
     return out
 
 
+def _positive_steps(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise SpecError("must be a positive integer",
+                        source="fixed-point", field="tuning_steps", value=repr(value))
+    return value
+
+
+def out_of_steps(budget: StepBudget) -> str:
+    """The refusal when the radius tuning has spent its budget."""
+    return (f"fixed-point: the radius tuning spent its {budget.total:,} Adam steps "
+            f"without a proved spectral radius < 1 for every letter; "
+            f"--option tuning_steps=N (API: tuning_steps=N) allows more")
+
+
 def compile_fixed_point(automaton: Automaton, *, seed: int = 0, attempts: int = 60,
-                        sign_channel: bool | None = None) -> Network:
+                        sign_channel: bool | None = None,
+                        tuning_steps: int | StepBudget = TUNING_STEPS) -> Network:
     """Fixed-point network for a permutation automaton (already minimal).
 
     Parameters
@@ -270,6 +295,10 @@ def compile_fixed_point(automaton: Automaton, *, seed: int = 0, attempts: int = 
         Force (True) or forbid (False) the extra channel carrying sgn(σ);
         by default it is added exactly when some letter is an odd permutation
         (without it, odd letters cannot converge: see the module docstring).
+    tuning_steps
+        Adam steps the radius tuning may spend in all (deterministic, unlike a
+        clock; :data:`~fsmnet.constructions.fixed_point_tuning.TUNING_STEPS`).
+        When they run out the compile stops and says so.
 
     S is first tuned jointly with Λ for a small radius
     (:func:`fsmnet.constructions.fixed_point_tuning.tuned_encoding`, which may add
@@ -286,11 +315,14 @@ def compile_fixed_point(automaton: Automaton, *, seed: int = 0, attempts: int = 
     from fsmnet.constructions.fixed_point_acyclic import compile_fixed_point_acyclic, cycle_of
     from fsmnet.constructions.fixed_point_reset import compile_fixed_point_reset, letter_kinds
 
+    budget = (tuning_steps if isinstance(tuning_steps, StepBudget)
+              else StepBudget(total=_positive_steps(tuning_steps)))
     kinds = letter_kinds(automaton)
     if kinds is not None and any(k is not None for k in kinds):  # resets: carried by contraction
         return compile_fixed_point_reset(automaton)
     if fixed_point_group_reset.applies(automaton):  # permutations conjugated, resets contracted
-        return fixed_point_group_reset.compile_fixed_point_group_reset(automaton, seed=seed)
+        return fixed_point_group_reset.compile_fixed_point_group_reset(automaton, seed=seed,
+                                                                       tuning_steps=budget)
     if _merges(automaton) and cycle_of(automaton) is None:
         # Merges in a partially ordered automaton: a faint copy of each left state.
         if automaton.n_states > ACYCLIC_LIMIT:
@@ -316,7 +348,7 @@ def compile_fixed_point(automaton: Automaton, *, seed: int = 0, attempts: int = 
         # Two quotients side by side, each proved on its own (A_5: 5 + 12 states).
         try:
             return compile_fixed_point_split(automaton, seed=seed, attempts=attempts,
-                                             sign_channel=sign_channel)
+                                             sign_channel=sign_channel, tuning_steps=budget)
         except NotExpressible as exc:
             why = str(exc)
         # Refused at once: callers such as `fsmnet expressivity` try every class and
@@ -334,7 +366,20 @@ def compile_fixed_point(automaton: Automaton, *, seed: int = 0, attempts: int = 
         if extra:
             r[n, n] = sg
         reps.append(r)
-    enc, tuning_seed = tune_over_seeds(reps, seed)
+    if size > LARGE_TUNING:
+        # Mid-sized groups: two small quotients side by side tune far more cheaply than
+        # the whole (2 cores, 2026-12-03: cyclic:20 as 4 x 5 classes in 6.6 s, H = 10,
+        # where the first tuning seed of the 21 coordinates failed in 47.5 s).
+        from fsmnet.constructions.fixed_point_split import compile_fixed_point_split
+
+        try:
+            return compile_fixed_point_split(automaton, seed=seed, attempts=attempts,
+                                             sign_channel=sign_channel, tuning_steps=budget)
+        except NotExpressible:
+            pass
+    enc, tuning_seed = tune_over_seeds(reps, seed, budget) if not budget.spent else (None, seed)
+    if enc is None and budget.spent:
+        raise NotExpressible(out_of_steps(budget))
     if enc is not None:
         s_t = np.array(enc.s, dtype=object)
         s_t_inv = exact_inverse(np.array([[Fraction(int(x)) for x in row] for row in enc.s],

@@ -36,17 +36,19 @@ def tuning_seeds(size: int) -> int:
     return TUNING_SEEDS if size <= LARGE_TUNING else LARGE_TUNING_SEEDS
 
 
-def tune_over_seeds(reps: list[np.ndarray], seed: int) -> tuple[Any, int]:
+def tune_over_seeds(reps: list[np.ndarray], seed: int,
+                    budget: Any = None) -> tuple[Any, int]:
     """(the tuned encoding or None, the seed that found it).  The tuning is a float
     search whose outcome depends on the seed and on torch's rounding: a few seeds are
-    tried in order (deterministic; :func:`tuning_seeds`); the proof is exact whichever
-    wins."""
+    tried in order (deterministic; :func:`tuning_seeds`), while the
+    :class:`~fsmnet.constructions.fixed_point_tuning.StepBudget` ``budget`` lasts; the
+    proof is exact whichever wins."""
     from fsmnet.constructions import fixed_point_tuning
 
     count = tuning_seeds(reps[0].shape[0])
     for tuning_seed in range(seed, seed + count):
-        enc = fixed_point_tuning.tuned_encoding(reps, tuning_seed)
-        if enc is not None:
+        enc = fixed_point_tuning.tuned_encoding(reps, tuning_seed, budget)
+        if enc is not None or (budget is not None and budget.spent):
             return enc, tuning_seed
     return None, seed + count - 1
 

@@ -1,8 +1,10 @@
-"""fixed-point for permutation automata above 32 states: a subdirect split into quotients.
+"""fixed-point for permutation automata above 16 coordinates: a subdirect split into quotients.
 
 The tuned encoding of :mod:`fsmnet.constructions.fixed_point` needs an exact
 Schur-Cohn proof of ρ(M_σ) < 1 on the whole H × H matrix, which is only quick up
-to 32 coordinates.  A permutation automaton whose states split as pairs of
+to 32 coordinates, and its radius tuning rarely succeeds above 16 (every word
+problem of 18-24 states with all its elements as letters missed its first seed,
+2026-12-03).  A permutation automaton whose states split as pairs of
 classes of two congruences (``congruences.product_split``: A_5 = 5 × 12 classes,
 S_5 = 6 × 20) is instead run as two smaller fixed-point networks side by side:
 

@@ -62,6 +62,35 @@ _TARGET = 0.9
 """A block's search stops at the first seed reaching this radius."""
 
 
+TUNING_STEPS = 60_000
+"""Adam steps one fixed-point compile may spend on radius tuning, all blocks, seeds and
+quotients together (option ``tuning_steps``).  A count, not a clock, so the outcome is
+the same on every machine; about a millisecond a step at 20 letters on 2 cores.  What
+was measured (2026-12-03): parity 500, modadd:5 1,600, alternating:4 17,550,
+symmetric:3 19,200, cyclic:20 as two quotients 7,600, symmetric:4 as two quotients
+52,800; dihedral:10 (67,200) and dihedral:12 (84,000) need ``tuning_steps=100000``."""
+
+
+@dataclass
+class StepBudget:
+    """The Adam steps left to one compile, shared by every tuning it runs."""
+
+    total: int
+    left: int = -1
+
+    def __post_init__(self) -> None:
+        if self.left < 0:
+            self.left = self.total
+
+    @property
+    def spent(self) -> bool:
+        return self.left <= 0
+
+
+class OutOfTuningSteps(Exception):
+    """The compile's :class:`StepBudget` ran out in the middle of a tuning."""
+
+
 @dataclass(frozen=True)
 class TunedEncoding:
     """An exact encoding: A_σ = S R_σ S⁻¹ with R_σ extended by ``units`` unit channels."""
@@ -178,9 +207,12 @@ def merge_blocks(reps: list[np.ndarray], blocks: list[np.ndarray]) -> list[np.nd
 
 # ------------------------------------------------------------------ numeric tuning
 def tune_block(mats: list[np.ndarray], seed: int, steps: int = _STEPS,
-               seeds: int = _SEEDS) -> tuple[float, np.ndarray, np.ndarray]:
+               seeds: int = _SEEDS, budget: StepBudget | None = None
+               ) -> tuple[float, np.ndarray, np.ndarray]:
     """Minimize max_σ ρ(I − Λ_σ S mats_σᵀ S⁻¹) over S (d × d) and Λ (Adam on a
-    smooth maximum of the eigenvalue moduli); return (radius, S, Λ per letter)."""
+    smooth maximum of the eigenvalue moduli); return (radius, S, Λ per letter).
+
+    Raises :class:`OutOfTuningSteps` when ``budget`` runs out."""
     import torch
 
     d, k = mats[0].shape[0], len(mats)
@@ -190,13 +222,13 @@ def tune_block(mats: list[np.ndarray], seed: int, steps: int = _STEPS,
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # tiny matrices: threads only contend (2 shared cores)
     try:
-        return _adam(mats, seed, steps, seeds)
+        return _adam(mats, seed, steps, seeds, budget)
     finally:
         torch.set_num_threads(threads)
 
 
-def _adam(mats: list[np.ndarray], seed: int, steps: int,
-          seeds: int) -> tuple[float, np.ndarray, np.ndarray]:
+def _adam(mats: list[np.ndarray], seed: int, steps: int, seeds: int,
+          budget: StepBudget | None) -> tuple[float, np.ndarray, np.ndarray]:
     import torch
 
     d, k = mats[0].shape[0], len(mats)
@@ -210,6 +242,10 @@ def _adam(mats: list[np.ndarray], seed: int, steps: int,
         opt = torch.optim.Adam([s, u], lr=0.05)
         mark = float("inf")
         for it in range(steps):
+            if budget is not None:
+                if budget.spent:
+                    raise OutOfTuningSteps
+                budget.left -= 1
             temp = 10.0 + 90.0 * it / steps  # sharpen the smooth maximum as it goes
             conj = s @ b @ torch.linalg.inv(s)
             lam = torch.sigmoid(u)
@@ -287,9 +323,19 @@ def exact_conjugates(s: np.ndarray, reps: list[np.ndarray]) -> tuple[list[list[l
     return out, abs(int(det))
 
 
-def tuned_encoding(reps: list[np.ndarray], seed: int = 0) -> TunedEncoding | None:
+def tuned_encoding(reps: list[np.ndarray], seed: int = 0,
+                   budget: StepBudget | None = None) -> TunedEncoding | None:
     """A tuned exact encoding of the letters ``reps`` (signed permutation matrices), or
-    None when some block does not converge even with ``UNIT_CHANNELS`` unit channels."""
+    None when some block does not converge even with ``UNIT_CHANNELS`` unit channels, or
+    when ``budget`` runs out (``budget.spent`` then tells)."""
+    try:
+        return _tuned_encoding(reps, seed, budget)
+    except OutOfTuningSteps:
+        return None
+
+
+def _tuned_encoding(reps: list[np.ndarray], seed: int,
+                    budget: StepBudget | None) -> TunedEncoding | None:
     from fsmnet.constructions.fixed_point import _dyadic
 
     size, k = reps[0].shape[0], len(reps)
@@ -304,14 +350,15 @@ def tuned_encoding(reps: list[np.ndarray], seed: int = 0) -> TunedEncoding | Non
     solved: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     while blocks:
         basis = blocks.pop(0)
-        radius, s_i, lam_i = tune_block(_restrict(ext, basis), seed)
+        radius, s_i, lam_i = tune_block(_restrict(ext, basis), seed, budget=budget)
         # Adam on eigenvalue moduli is sensitive to rounding (torch's eigvals differ
         # between CPUs): a block that misses gets fresh starts before a unit channel.
         for retry in range(1, _BLOCK_RETRIES + 1):
             if radius < 1 - 1e-3:
                 break
             radius, s_i, lam_i = min(
-                (radius, s_i, lam_i), tune_block(_restrict(ext, basis), seed + 7919 * retry),
+                (radius, s_i, lam_i), tune_block(_restrict(ext, basis), seed + 7919 * retry,
+                                                 budget=budget),
                 key=lambda t: t[0])
         if radius < 1 - 1e-3:
             solved.append((basis, s_i, lam_i))
