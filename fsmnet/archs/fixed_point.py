@@ -11,7 +11,8 @@ RECORDS = (
     Architecture(
         id="fixed-point", family="fixed-point",
         summary="dense A reached as a fixed point of a diagonal RNN; permutation letters "
-                "exactly, resets and partially ordered merges behaviourally",
+                "exactly, resets and partially ordered merges behaviourally (options: seed, "
+                "tuning_steps (deterministic))",
         semantics="fsmnet.nets.fixed_point:FIXED_POINT",
         abstract_transformer="fsmnet.proofs.abstract.linear:CHART_BOX",
         construction="fsmnet.constructions.fixed_point:compile_fixed_point",

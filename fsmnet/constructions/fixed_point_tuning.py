@@ -62,13 +62,15 @@ _TARGET = 0.9
 """A block's search stops at the first seed reaching this radius."""
 
 
-TUNING_STEPS = 60_000
+TUNING_STEPS = 100_000
 """Adam steps one fixed-point compile may spend on radius tuning, all blocks, seeds and
 quotients together (option ``tuning_steps``).  A count, not a clock, so the outcome is
-the same on every machine; about a millisecond a step at 20 letters on 2 cores.  What
-was measured (2026-12-03): parity 500, modadd:5 1,600, alternating:4 17,550,
-symmetric:3 19,200, cyclic:20 as two quotients 7,600, symmetric:4 as two quotients
-52,800; dihedral:10 (67,200) and dihedral:12 (84,000) need ``tuning_steps=100000``."""
+the same however loaded the machine; about a millisecond a step at 20 letters on 2
+cores.  Spent by the compiles that succeed (2026-12-03, Intel Xeon): parity 500,
+modadd:5 1,600, alternating:4 17,550, symmetric:3 19,200, and as two quotients
+cyclic:20 7,600, symmetric:4 52,800, dihedral:10 67,200, dihedral:12 84,000.  The
+margin is for CPUs on which an early seed misses (the tuning's floats differ between
+CPUs); a compile that fails stops after about 100 s instead of running on."""
 
 
 @dataclass
