@@ -85,7 +85,8 @@ def test_header_records_version_and_every_option(tmp_path: Path) -> None:
     assert header["fsmnet_version"] == fsmnet.__version__
     # The given option and the defaults of compile_fixed_point's signature.
     assert header["options"]["compile_options"] == {"seed": 0, "attempts": 70,
-                                                    "sign_channel": None}
+                                                    "sign_channel": None,
+                                                    "tuning_steps": 100_000}
     path = tmp_path / "r2.safetensors"
     fsmnet.compile("parity", "bilinear-r2", mu="1/8").save(path)
     assert _header(path)["options"]["compile_options"] == {"mu": "1/8"}

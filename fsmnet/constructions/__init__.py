@@ -77,7 +77,7 @@ def _jsonable(value: Any) -> Any:
 # at least 1; every other number at least 0 (seeds, time or solver budgets, margins).
 # A construction module may declare more in an ``OPTION_MINIMUMS`` dict of its own.
 OPTION_MINIMUMS: dict[str, float] = {"rank": 1, "attempts": 1, "max_states": 1,
-                                     "max_congruences": 1}
+                                     "max_congruences": 1, "tuning_steps": 1}
 
 
 def _check_values(build: Callable[..., Network], arch: str, options: dict[str, Any]) -> None:
