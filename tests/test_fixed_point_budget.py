@@ -16,7 +16,7 @@ import pytest
 
 import fsmnet
 from fsmnet.constructions.fixed_point import compile_fixed_point
-from fsmnet.constructions.fixed_point_tuning import StepBudget
+from fsmnet.constructions.fixed_point_budget import StepBudget
 from fsmnet.errors import NotExpressible, SpecError
 from fsmnet.proofs.verifier import verify
 

@@ -40,14 +40,14 @@ from fractions import Fraction
 import numpy as np
 
 from fsmnet.automata import Automaton
+from fsmnet.constructions.fixed_point_budget import TUNING_STEPS, StepBudget
 from fsmnet.constructions.fixed_point_network import (
     LARGE_TUNING,
     conjugated_network,
     tune_over_seeds,
     with_units,
 )
-from fsmnet.constructions.fixed_point_tuning import TUNING_STEPS, StepBudget
-from fsmnet.errors import NotExpressible, SpecError
+from fsmnet.errors import NotExpressible
 from fsmnet.nets import Network
 from fsmnet.nets.fixed_point import charpoly, exact_inverse, schur_stable
 
@@ -266,20 +266,6 @@ def _permutations(automaton: Automaton) -> list[np.ndarray]:
     return out
 
 
-def _positive_steps(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise SpecError("must be a positive integer",
-                        source="fixed-point", field="tuning_steps", value=repr(value))
-    return value
-
-
-def out_of_steps(budget: StepBudget) -> str:
-    """The refusal when the radius tuning has spent its budget."""
-    return (f"fixed-point: the radius tuning spent its {budget.total:,} Adam steps "
-            f"without a proved spectral radius < 1 for every letter; "
-            f"--option tuning_steps=N (API: tuning_steps=N) allows more")
-
-
 def compile_fixed_point(automaton: Automaton, *, seed: int = 0, attempts: int = 60,
                         sign_channel: bool | None = None,
                         tuning_steps: int | StepBudget = TUNING_STEPS) -> Network:
@@ -297,7 +283,7 @@ def compile_fixed_point(automaton: Automaton, *, seed: int = 0, attempts: int = 
         (without it, odd letters cannot converge: see the module docstring).
     tuning_steps
         Adam steps the radius tuning may spend in all (deterministic, unlike a
-        clock; :data:`~fsmnet.constructions.fixed_point_tuning.TUNING_STEPS`).
+        clock; :data:`~fsmnet.constructions.fixed_point_budget.TUNING_STEPS`).
         When they run out the compile stops and says so.
 
     S is first tuned jointly with Λ for a small radius
@@ -315,8 +301,7 @@ def compile_fixed_point(automaton: Automaton, *, seed: int = 0, attempts: int = 
     from fsmnet.constructions.fixed_point_acyclic import compile_fixed_point_acyclic, cycle_of
     from fsmnet.constructions.fixed_point_reset import compile_fixed_point_reset, letter_kinds
 
-    budget = (tuning_steps if isinstance(tuning_steps, StepBudget)
-              else StepBudget(total=_positive_steps(tuning_steps)))
+    budget = StepBudget.of(tuning_steps)
     kinds = letter_kinds(automaton)
     if kinds is not None and any(k is not None for k in kinds):  # resets: carried by contraction
         return compile_fixed_point_reset(automaton)
@@ -379,7 +364,7 @@ def compile_fixed_point(automaton: Automaton, *, seed: int = 0, attempts: int = 
             pass
     enc, tuning_seed = tune_over_seeds(reps, seed, budget) if not budget.spent else (None, seed)
     if enc is None and budget.spent:
-        raise NotExpressible(out_of_steps(budget))
+        raise NotExpressible(budget.refusal("fixed-point"))
     if enc is not None:
         s_t = np.array(enc.s, dtype=object)
         s_t_inv = exact_inverse(np.array([[Fraction(int(x)) for x in row] for row in enc.s],

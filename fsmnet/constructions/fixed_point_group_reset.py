@@ -90,10 +90,11 @@ def compile_fixed_point_group_reset(automaton: Automaton, *, seed: int = 0,
         letters has a proved spectral radius below 1 (the message says which).
     SpecError
         When ``epsilon`` is not in (0, 1/2), or ``tuning_steps`` (an int, or a
-        shared :class:`~fsmnet.constructions.fixed_point_tuning.StepBudget`) is not
+        shared :class:`~fsmnet.constructions.fixed_point_budget.StepBudget`) is not
         positive.
     """
-    from fsmnet.constructions.fixed_point import _PROOF_LIMIT, _positive_steps, out_of_steps
+    from fsmnet.constructions.fixed_point import _PROOF_LIMIT
+    from fsmnet.constructions.fixed_point_budget import TUNING_STEPS, StepBudget
     from fsmnet.constructions.fixed_point_network import (
         conjugated_network,
         signed,
@@ -101,7 +102,6 @@ def compile_fixed_point_group_reset(automaton: Automaton, *, seed: int = 0,
         tuning_seeds,
         with_units,
     )
-    from fsmnet.constructions.fixed_point_tuning import TUNING_STEPS, StepBudget
     from fsmnet.nets.fixed_point import converges_exactly, exact_inverse
 
     actions = letter_actions(automaton)
@@ -124,13 +124,10 @@ def compile_fixed_point_group_reset(automaton: Automaton, *, seed: int = 0,
     # R_g = P_g ⊕ (sgn g) ⊕ 1: the homogeneous coordinate c is one more fixed channel.
     perm_reps = [with_units(signed(p, sg if extra else None), 1)
                  for (_, p), sg in zip(actions, signs) if isinstance(p, np.ndarray)]
-    budget = tuning_steps
-    if not isinstance(budget, StepBudget):
-        budget = StepBudget(total=TUNING_STEPS if budget is None else _positive_steps(budget))
+    budget = StepBudget.of(TUNING_STEPS if tuning_steps is None else tuning_steps)
     enc, tuning_seed = tune_over_seeds(perm_reps, seed, budget)
     if enc is None and budget.spent:
-        raise NotExpressible(out_of_steps(budget).replace(
-            "fixed-point:", "fixed-point (permutations and resets):", 1))
+        raise NotExpressible(budget.refusal("fixed-point (permutations and resets)"))
     if enc is None:
         raise NotExpressible(f"fixed-point (permutations and resets): no tuned conjugation "
                              f"of the {len(perm_reps)} permutation letters has a proved "

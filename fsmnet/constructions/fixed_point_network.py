@@ -41,7 +41,7 @@ def tune_over_seeds(reps: list[np.ndarray], seed: int,
     """(the tuned encoding or None, the seed that found it).  The tuning is a float
     search whose outcome depends on the seed and on torch's rounding: a few seeds are
     tried in order (deterministic; :func:`tuning_seeds`), while the
-    :class:`~fsmnet.constructions.fixed_point_tuning.StepBudget` ``budget`` lasts; the
+    :class:`~fsmnet.constructions.fixed_point_budget.StepBudget` ``budget`` lasts; the
     proof is exact whichever wins."""
     from fsmnet.constructions import fixed_point_tuning
 

@@ -1,0 +1,61 @@
+"""fixed-point: the budget of Adam steps that one compile's radius tuning may spend.
+
+The tuning (:mod:`fsmnet.constructions.fixed_point_tuning`) is a float search whose
+success is not known in advance; a count of steps, shared by every block, seed and
+quotient of one compile, bounds it the same way on every machine, however loaded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fsmnet.errors import SpecError
+
+__all__ = ["TUNING_STEPS", "OutOfTuningSteps", "StepBudget"]
+
+TUNING_STEPS = 100_000
+"""Adam steps one fixed-point compile may spend on radius tuning, all blocks, seeds and
+quotients together (option ``tuning_steps``).  A count, not a clock, so the outcome is
+the same however loaded the machine; about a millisecond a step at 20 letters on 2
+cores.  Spent by the compiles that succeed (2026-12-03, Intel Xeon): parity 500,
+modadd:5 1,600, alternating:4 17,550, symmetric:3 19,200, and as two quotients
+cyclic:20 7,600, symmetric:4 52,800, dihedral:10 67,200, dihedral:12 84,000.  The
+margin is for CPUs on which an early seed misses (the tuning's floats differ between
+CPUs); a compile that fails stops after about 100 s instead of running on."""
+
+
+@dataclass
+class StepBudget:
+    """The Adam steps left to one compile, shared by every tuning it runs."""
+
+    total: int
+    left: int = -1
+
+    def __post_init__(self) -> None:
+        if self.left < 0:
+            self.left = self.total
+
+    @property
+    def spent(self) -> bool:
+        return self.left <= 0
+
+    @classmethod
+    def of(cls, value: object) -> StepBudget:
+        """``value`` itself when it is a budget (shared with a caller), else a fresh
+        budget of ``value`` steps, which must be a positive integer."""
+        if isinstance(value, StepBudget):
+            return value
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise SpecError("must be a positive integer", source="fixed-point",
+                            field="tuning_steps", value=repr(value))
+        return cls(total=value)
+
+    def refusal(self, construction: str) -> str:
+        """The NotExpressible message once the budget is spent."""
+        return (f"{construction}: the radius tuning spent its {self.total:,} Adam steps "
+                f"without a proved spectral radius < 1 for every letter; "
+                f"--option tuning_steps=N (API: tuning_steps=N) allows more")
+
+
+class OutOfTuningSteps(Exception):
+    """The compile's :class:`StepBudget` ran out in the middle of a tuning."""
