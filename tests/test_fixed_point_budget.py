@@ -13,6 +13,7 @@ import sys
 
 import numpy as np
 import pytest
+from trace_oracle import assert_follows_automaton
 
 import fsmnet
 from fsmnet.constructions.fixed_point import compile_fixed_point
@@ -31,13 +32,7 @@ def test_a_mid_sized_group_is_split_into_its_quotients():
     result = verify(a, net)
     assert result.verdict == "proved" and result.details["network_states"] == 18
     rng = np.random.default_rng(1)
-    word = rng.integers(0, a.n_symbols, 300).tolist()
-    trace = net.label_trace(word, exact=True)
-    q = a.initial
-    for t, x in enumerate([None, *word]):
-        if x is not None:
-            q = int(a.delta[x, q])
-        assert net.labels[trace[t]] == a.labels[a.output_ids[q]]
+    assert_follows_automaton(net, a, rng.integers(0, a.n_symbols, 300).tolist())
 
 
 def test_the_budget_is_counted_in_steps_so_two_compiles_spend_the_same():
