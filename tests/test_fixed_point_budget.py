@@ -77,3 +77,19 @@ def test_the_cli_refuses_a_bad_budget_with_one_line(tmp_path):
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "tuning_steps" in lines[0] and "Traceback" not in proc.stderr
     assert not out.exists()
+
+
+def test_progress_is_reported_from_a_context_and_not_recorded():
+    from fsmnet.constructions.fixed_point_budget import reporting
+
+    seen: list[tuple[int, int]] = []
+    with reporting(lambda spent, total: seen.append((spent, total))):
+        net = fsmnet.compile("modadd:5", "fixed-point")
+    assert seen and all(total == 100_000 for _, total in seen)
+    spent = [s for s, _ in seen]
+    assert spent == sorted(spent) and spent[0] == 250
+    # outside the context nothing is called, and the options do not mention it
+    assert "reporting" not in str(net.options)
+    seen.clear()
+    fsmnet.compile("parity", "fixed-point")
+    assert seen == []

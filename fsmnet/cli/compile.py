@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,6 +75,33 @@ def _refuse_size(estimate: int, limit: int, what: str) -> FsmnetError:
                        "write it anyway")
 
 
+@contextlib.contextmanager
+def _tuning_bar(args: argparse.Namespace) -> Iterator[None]:
+    """A progress bar over the fixed-point radius tuning's step budget (a minute or more
+    on mid-sized groups), on a terminal only."""
+    from fsmnet.cli.common import show_progress
+
+    if args.arch != "fixed-point" or not show_progress(args.json):
+        yield
+        return
+    from tqdm import tqdm
+
+    from fsmnet.constructions.fixed_point_budget import reporting
+
+    bar = tqdm(desc="radius tuning (steps of the budget)", unit="step", leave=False)
+
+    def update(spent: int, total: int) -> None:
+        bar.total = total
+        bar.n = spent
+        bar.refresh()
+
+    try:
+        with reporting(update):
+            yield
+    finally:
+        bar.close()
+
+
 def _handle(args: argparse.Namespace) -> int:
     from fsmnet.cli.pfsa_commands import is_pfsa, pfsa_compile
 
@@ -102,7 +131,8 @@ def _handle(args: argparse.Namespace) -> int:
         automaton = minimal
     LOG.info("compiling %s for %s with options %s", args.spec, args.arch, options or "{}")
     try:
-        net = compile_automaton(automaton, args.arch, **options)
+        with _tuning_bar(args):
+            net = compile_automaton(automaton, args.arch, **options)
     except NotExpressible as exc:
         LOG.error("not expressible: %s", exc, extra={"bare": True})
         return 1

@@ -7,11 +7,30 @@ quotient of one compile, bounds it the same way on every machine, however loaded
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from fsmnet.errors import SpecError
 
-__all__ = ["TUNING_STEPS", "OutOfTuningSteps", "StepBudget"]
+__all__ = ["TUNING_STEPS", "OutOfTuningSteps", "StepBudget", "reporting"]
+
+_REPORT_EVERY = 250
+_PROGRESS: ContextVar[Callable[[int, int], None] | None] = ContextVar(
+    "fixed_point_tuning_progress", default=None)
+
+
+@contextlib.contextmanager
+def reporting(callback: Callable[[int, int], None]) -> Iterator[None]:
+    """Within the block, every budget calls ``callback(steps spent, total)`` every few
+    hundred steps (``fsmnet compile`` draws its progress bar so).  A context, not an
+    option, so that the network's recorded options stay the same."""
+    token = _PROGRESS.set(callback)
+    try:
+        yield
+    finally:
+        _PROGRESS.reset(token)
 
 TUNING_STEPS = 100_000
 """Adam steps one fixed-point compile may spend on radius tuning, all blocks, seeds and
@@ -38,6 +57,17 @@ class StepBudget:
     @property
     def spent(self) -> bool:
         return self.left <= 0
+
+    def take(self) -> None:
+        """Spend one step; :class:`OutOfTuningSteps` when none is left."""
+        if self.left <= 0:
+            raise OutOfTuningSteps
+        self.left -= 1
+        spent = self.total - self.left
+        if spent % _REPORT_EVERY == 0:
+            callback = _PROGRESS.get()
+            if callback is not None:
+                callback(spent, self.total)
 
     @classmethod
     def of(cls, value: object) -> StepBudget:

@@ -216,9 +216,7 @@ def _adam(mats: list[np.ndarray], seed: int, steps: int, seeds: int,
         mark = float("inf")
         for it in range(steps):
             if budget is not None:
-                if budget.spent:
-                    raise OutOfTuningSteps
-                budget.left -= 1
+                budget.take()
             temp = 10.0 + 90.0 * it / steps  # sharpen the smooth maximum as it goes
             conj = s @ b @ torch.linalg.inv(s)
             lam = torch.sigmoid(u)
