@@ -362,7 +362,7 @@ def compile_fixed_point(automaton: Automaton, *, seed: int = 0, attempts: int = 
                                              sign_channel=sign_channel, tuning_steps=budget)
         except NotExpressible:
             pass
-    enc, tuning_seed = tune_over_seeds(reps, seed, budget) if not budget.spent else (None, seed)
+    enc, tuning_seed = tune_over_seeds(reps, seed, budget)
     if enc is None and budget.spent:
         raise NotExpressible(budget.refusal("fixed-point"))
     if enc is not None:

@@ -36,11 +36,11 @@ checker.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
 
 import numpy as np
 
 from fsmnet.automata import Automaton
+from fsmnet.constructions.fixed_point_budget import TUNING_STEPS, StepBudget
 from fsmnet.errors import NotExpressible, SpecError
 from fsmnet.nets import Network
 
@@ -79,7 +79,7 @@ def applies(automaton: Automaton) -> bool:
 
 def compile_fixed_point_group_reset(automaton: Automaton, *, seed: int = 0,
                                     epsilon: Fraction = EPSILON,
-                                    tuning_steps: Any = None) -> Network:
+                                    tuning_steps: int | StepBudget = TUNING_STEPS) -> Network:
     """The construction above, for a minimal automaton whose letters are permutations
     or resets.
 
@@ -94,7 +94,6 @@ def compile_fixed_point_group_reset(automaton: Automaton, *, seed: int = 0,
         positive.
     """
     from fsmnet.constructions.fixed_point import _PROOF_LIMIT
-    from fsmnet.constructions.fixed_point_budget import TUNING_STEPS, StepBudget
     from fsmnet.constructions.fixed_point_network import (
         conjugated_network,
         signed,
@@ -124,7 +123,7 @@ def compile_fixed_point_group_reset(automaton: Automaton, *, seed: int = 0,
     # R_g = P_g ⊕ (sgn g) ⊕ 1: the homogeneous coordinate c is one more fixed channel.
     perm_reps = [with_units(signed(p, sg if extra else None), 1)
                  for (_, p), sg in zip(actions, signs) if isinstance(p, np.ndarray)]
-    budget = StepBudget.of(TUNING_STEPS if tuning_steps is None else tuning_steps)
+    budget = StepBudget.of(tuning_steps)
     enc, tuning_seed = tune_over_seeds(perm_reps, seed, budget)
     if enc is None and budget.spent:
         raise NotExpressible(budget.refusal("fixed-point (permutations and resets)"))

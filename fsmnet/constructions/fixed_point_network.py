@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from fsmnet.automata import Automaton
+from fsmnet.constructions.fixed_point_budget import StepBudget
 from fsmnet.nets import Network
 from fsmnet.nets.fixed_point import exact_inverse, iterate_fixed_point
 
@@ -37,7 +38,7 @@ def tuning_seeds(size: int) -> int:
 
 
 def tune_over_seeds(reps: list[np.ndarray], seed: int,
-                    budget: Any = None) -> tuple[Any, int]:
+                    budget: StepBudget | None = None) -> tuple[Any, int]:
     """(the tuned encoding or None, the seed that found it).  The tuning is a float
     search whose outcome depends on the seed and on torch's rounding: a few seeds are
     tried in order (deterministic; :func:`tuning_seeds`), while the
