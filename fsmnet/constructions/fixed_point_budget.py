@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from fsmnet.errors import SpecError
 
@@ -19,6 +19,17 @@ __all__ = ["TUNING_STEPS", "OutOfTuningSteps", "StepBudget", "reporting"]
 _REPORT_EVERY = 250
 _PROGRESS: ContextVar[Callable[[int, int], None] | None] = ContextVar(
     "fixed_point_tuning_progress", default=None)
+
+
+TUNING_STEPS = 100_000
+"""Adam steps one fixed-point compile may spend on radius tuning, all blocks, seeds and
+quotients together (option ``tuning_steps``).  A count, not a clock, so the outcome is
+the same however loaded the machine; about a millisecond a step at 20 letters on 2
+cores.  Spent by the compiles that succeed (2026-12-03, Intel Xeon): parity 500,
+modadd:5 1,600, alternating:4 17,550, symmetric:3 19,200, and as two quotients
+cyclic:20 7,600, symmetric:4 52,800, dihedral:10 67,200, dihedral:12 84,000.  The
+margin is for CPUs on which an early seed misses (the tuning's floats differ between
+CPUs); a compile that fails stops after about 100 s instead of running on."""
 
 
 @contextlib.contextmanager
@@ -32,27 +43,16 @@ def reporting(callback: Callable[[int, int], None]) -> Iterator[None]:
     finally:
         _PROGRESS.reset(token)
 
-TUNING_STEPS = 100_000
-"""Adam steps one fixed-point compile may spend on radius tuning, all blocks, seeds and
-quotients together (option ``tuning_steps``).  A count, not a clock, so the outcome is
-the same however loaded the machine; about a millisecond a step at 20 letters on 2
-cores.  Spent by the compiles that succeed (2026-12-03, Intel Xeon): parity 500,
-modadd:5 1,600, alternating:4 17,550, symmetric:3 19,200, and as two quotients
-cyclic:20 7,600, symmetric:4 52,800, dihedral:10 67,200, dihedral:12 84,000.  The
-margin is for CPUs on which an early seed misses (the tuning's floats differ between
-CPUs); a compile that fails stops after about 100 s instead of running on."""
-
 
 @dataclass
 class StepBudget:
     """The Adam steps left to one compile, shared by every tuning it runs."""
 
     total: int
-    left: int = -1
+    left: int = field(init=False)
 
     def __post_init__(self) -> None:
-        if self.left < 0:
-            self.left = self.total
+        self.left = self.total
 
     @property
     def spent(self) -> bool:
