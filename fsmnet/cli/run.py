@@ -17,6 +17,12 @@ examples:
   fsmnet run modadd:5 --length 100000000                 # the automaton alone
   fsmnet run parity --arch bilinear-full --length 10000000
   fsmnet run modadd:5 --net net.safetensors --length 1e9 --backend numba --json
+  fsmnet run parity --net trained.safetensors --length 1e6 --float32
+
+--float32 runs the network by its float32 reference step (docs/formats.md): the
+float32 semantics that 'fsmnet certify --float32' proves, in one fixed order of
+operations; a position where the float32 run overflows (inf or NaN) counts as
+wrong. Without it the network runs in float64 on the scan engine.
 """
 
 
@@ -41,6 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="seed of the random word (default 0; reported by --json)")
     p.add_argument("--piece", type=count, default=1 << 24,
                    help="symbols generated and evaluated at a time (default 2^24)")
+    p.add_argument("--float32", action="store_true",
+                   help="run the network by its float32 reference step (the semantics "
+                        "certify --float32 proves) instead of the float64 scan engine")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=handle)
 
@@ -59,6 +68,10 @@ def handle(args: argparse.Namespace) -> int:
                           f"{args.max_length:.3g}: even at 10^9 symbols/s (a fast GPU) it "
                           f"would take {_duration(args.length / 1e9)}; raise --max-length "
                           "to run it anyway")
+    if args.float32 and args.net is None and args.arch is None:
+        from fsmnet.errors import FsmnetError
+
+        raise FsmnetError("--float32 runs a network: give --net NET or --arch ID")
     from fsmnet.cli.common import LOG
     from fsmnet.gpu.checked import run_checked
 
@@ -67,7 +80,7 @@ def handle(args: argparse.Namespace) -> int:
 
     result = run_checked(args.spec, length=args.length, net_path=args.net, arch=args.arch,
                          backend=args.backend, seed=args.seed, piece=args.piece,
-                         progress=show_progress(args.json))
+                         progress=show_progress(args.json), float32=args.float32)
     if args.json:
         print_json({"length": result.length, "seed": args.seed, "backend": result.backend,
                     "accuracy": result.accuracy, "seconds": result.seconds,

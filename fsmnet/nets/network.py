@@ -189,8 +189,9 @@ class Network:
 
     def to_torch(self) -> Any:
         """The architecture's float32 training module (:mod:`fsmnet.train`) loaded with
-        these weights; ``module(words)`` gives the label index after every prefix,
-        ``module.logits(words)`` the per-position logits.  The module is named by the
+        these weights; ``module(words)`` gives the label index after every prefix in
+        the float32 reference execution (:mod:`fsmnet.nets.float32`, −1 where it
+        overflows), ``module.logits(words)`` the per-position logits.  The module is named by the
         registry record's ``trainable`` reference and imported (with torch) here."""
         from fsmnet import archs
         from fsmnet.errors import FsmnetError
@@ -198,8 +199,11 @@ class Network:
         ref = archs.get(self._arch).trainable
         if ref is None:
             raise FsmnetError(f"torch export is not available for {self._arch}")
-        module = archs.resolve(ref)
-        return module.from_params(self.params, len(self._symbols), len(self._labels))
+        module = archs.resolve(ref).from_params(self.params, len(self._symbols),
+                                                len(self._labels))
+        # Its labels are this network's float32 reference execution until its weights
+        # change (a module holds float32 copies of the file's float64 weights).
+        return archs.resolve("fsmnet.train.infer:adopt_network")(module, self)
 
     # ----------------------------------------------------------------- files
     def header(self) -> dict[str, Any]:

@@ -32,6 +32,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from fsmnet.errors import FsmnetError
+
 Tensor = torch.Tensor
 
 
@@ -136,6 +138,59 @@ def diag_labels(log_mod: Tensor, phase: Tensor, complex_pairs: bool, words: Tens
     return _run(arrays, _tokens(words, log_mod.shape[0]))
 
 
+def _cached(module: Any, key: str, build: Any) -> Any:
+    """``build()`` once per state of the module's parameters and scalar settings."""
+    params = list(module.parameters())
+    versions = [p._version for p in params]
+    settings = {k: v for k, v in vars(module).items() if isinstance(v, (bool, int, float))}
+    cached = getattr(module, key, None)
+    # The cache holds the parameter objects themselves: compared by identity, a freed
+    # parameter's address reused by a new one (version 0 again) cannot pass for it.
+    if (cached is not None and len(cached[0]) == len(params)
+            and all(a is b for a, b in zip(cached[0], params))
+            and cached[1] == versions and cached[2] == settings):
+        return cached[3]
+    value = build()
+    setattr(module, key, (params, versions, settings, value))
+    return value
+
+
+def adopt_network(module: Any, net: Any) -> Any:
+    """Tie a module made from ``net`` (``Network.to_torch``) to the network itself while
+    its parameters stay as loaded: its labels are then ``net``'s float32 reference
+    execution, whose matrices are the float32 roundings of the file's exact
+    (float64) weights, not of the module's float32 copies of them."""
+    _cached(module, "_fsmnet_reference_cache", lambda: net)
+    return module
+
+
+def reference_labels(module: Any, words: Tensor) -> Tensor:
+    """``module(words)``: the label after every prefix in the float32 reference execution
+    (:mod:`fsmnet.nets.float32`) of the module's network form, (B, T + 1) int64, −1
+    where the float32 run overflows.  This is the semantics ``certify --float32``
+    proves, so a module's labels are the certified ones bit for bit."""
+    from fsmnet.nets.float32 import Float32Run
+    from fsmnet.train.convert import to_network
+
+    def build() -> Any:
+        with torch.no_grad():
+            return to_network(module, [str(i) for i in range(module.n_symbols)],
+                              list(range(module.n_labels)), name="module")
+
+    try:
+        net = _cached(module, "_fsmnet_reference_cache", build)
+    except FsmnetError:
+        # Weights with no network form in float64 copies (a gate saturated to a bound
+        # the file format excludes, NaN after divergence): the module's own float path.
+        with torch.no_grad():
+            return module.logits(words).argmax(dim=-1)
+    tokens = _tokens(words, module.n_symbols)
+    out = np.empty((tokens.shape[0], tokens.shape[1] + 1), dtype=np.int64)
+    for b, row in enumerate(tokens):
+        out[b] = Float32Run(net).labels(row, include_start=True)
+    return torch.from_numpy(out).to(words.device)
+
+
 def cpu_labels(module: Any, words: Tensor) -> Tensor:
     """``module(words)`` of a :class:`fsmnet.train.modules_linear.LinearRNN` on a CPU.
 
@@ -145,17 +200,7 @@ def cpu_labels(module: Any, words: Tensor) -> Tensor:
     >>> bool(torch.equal(cpu_labels(m, w), m.logits(w, fast=False).argmax(-1)))
     True
     """
-    params = list(module.parameters())
-    versions = [p._version for p in params]
-    settings = {k: v for k, v in vars(module).items() if isinstance(v, (bool, int, float))}
-    cached = getattr(module, "_fsmnet_infer_cache", None)
-    # The cache holds the parameter objects themselves: compared by identity, a freed
-    # parameter's address reused by a new one (version 0 again) cannot pass for it.
-    if (cached is not None and len(cached[0]) == len(params)
-            and all(a is b for a, b in zip(cached[0], params))
-            and cached[1] == versions and cached[2] == settings):
-        arrays = cached[3]
-    else:
+    def build() -> dict[str, Any]:
         with torch.no_grad():
             if module.diagonal:
                 log_mod, phase = module.log_phase()
@@ -167,5 +212,7 @@ def cpu_labels(module: Any, words: Tensor) -> Tensor:
                 if factors is not None and _step_cost(arrays) > 2 * factors[0][0].numel():
                     keys, betas = factors
                     arrays = _householder_arrays(keys, betas, module.h0, module.readout)
-        module._fsmnet_infer_cache = (params, versions, settings, arrays)
+        return arrays
+
+    arrays = _cached(module, "_fsmnet_infer_cache", build)
     return _run(arrays, _tokens(words, module.n_symbols))

@@ -109,7 +109,13 @@ class BilinearBlock(nn.Module):
         return losses.cross_entropy(self.logits(words), labels)
 
     def forward(self, words: Tensor) -> Tensor:
+        """Label index after every prefix: the float32 reference execution on a CPU
+        (fsmnet.train.infer.reference_labels), the argmax of the logits on a GPU."""
         with torch.no_grad():
+            if not words.is_cuda and not self.readout.is_cuda:
+                from fsmnet.train import infer
+
+                return infer.reference_labels(self, words)
             return self.logits(words).argmax(dim=-1)
 
     def to_params(self) -> dict[str, np.ndarray]:

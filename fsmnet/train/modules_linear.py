@@ -142,13 +142,20 @@ class LinearRNN(nn.Module):
         return losses.cross_entropy(self.logits(words), labels)
 
     def forward(self, words: Tensor) -> Tensor:
-        """Label index after every prefix, (B, T + 1) int64."""
+        """Label index after every prefix, (B, T + 1) int64: the float32 reference
+        execution of the module's network form on a CPU (fsmnet.train.infer.reference_labels,
+        the semantics certify --float32 proves; −1 where it overflows), the argmax of
+        the logits on a GPU.  ``fast_labels`` is the float64 kernel."""
         with torch.no_grad():
             if not words.is_cuda and not self.h0.is_cuda:
-                # No gradient needed: the whole recurrence in one Numba loop per word
-                # (fsmnet.train.infer.cpu_labels).
-                return infer.cpu_labels(self, words)
+                return infer.reference_labels(self, words)
             return self.logits(words).argmax(dim=-1)
+
+    def fast_labels(self, words: Tensor) -> Tensor:
+        """Label index after every prefix by the float64 Numba kernel (no exact step
+        to derive: for monitoring while training)."""
+        with torch.no_grad():
+            return infer.cpu_labels(self, words)
 
     # files --------------------------------------------------------------
     def to_params(self) -> dict[str, np.ndarray]:

@@ -60,8 +60,10 @@ class MinMaxDense(nn.Module):
         return TEMPERATURE * scan.maxmin_apply(self.readout, x)
 
     def forward(self, words: Tensor) -> Tensor:
+        # The scores themselves, not the temperature-scaled logits: scaling in float32
+        # can merge two adjacent float32 scores (or overflow) and change the argmax.
         with torch.no_grad():
-            return self.logits(words).argmax(dim=-1)
+            return scan.maxmin_apply(self.readout, self.states(words)).argmax(dim=-1)
 
     def to_params(self) -> dict[str, np.ndarray]:
         return {"R": _np(self.R), "s": _np(self.s), "x0": _np(self.x0),

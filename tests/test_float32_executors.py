@@ -1,0 +1,119 @@
+"""Every float32 executor gives the reference step's labels (fsmnet.nets.float32).
+
+Executors: ``Network.to_torch()`` (the torch module's ``forward``), ``fsmnet run
+--float32`` (fsmnet.gpu.checked.run_checked) and the reference itself, on 10^5
+random symbols per architecture, for compiled networks and for networks whose
+every weight was perturbed (so labels are not trivially right).  The independent
+oracle for the first 1,500 symbols of each linear network is the struct emulation
+of tests/test_float32_reference.py; for the max-min families it is the exact
+(Fraction-free, selection-only) float64 evaluator, which float32 cannot differ from
+on float32-valued weights.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from test_float32_reference import _as_lists, emulated_trace
+
+import fsmnet
+from fsmnet.gpu.checked import run_checked
+from fsmnet.nets.float32 import OVERFLOW, float32_trace
+
+LENGTH = 100_000
+CASES = [("parity", "bilinear-full"), ("modadd:3", "bilinear-cp"),
+         ("symmetric:3", "bilinear-block"), ("modadd:5", "bilinear-r2"),
+         ("parity", "bilinear-real-diag"), ("atleast:3", "bilinear-positive-diag"),
+         ("flipflop", "minmax-dense"), ("symmetric:3", "deltaproduct"),
+         ("cyclic:3", "fixed-point")]
+SELECT = ("minmax-dense", "minmax-cascade", "minmax-scalar")
+
+
+def _perturbed(net: fsmnet.nets.Network, seed: int) -> fsmnet.nets.Network:
+    """Every float weight times (1 + 1e-3 N(0,1)), kept inside each class's ranges."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for k, v in net.params.items():
+        if v.dtype != np.float64 or k in ("Q",):
+            continue
+        w = v * (1 + 1e-3 * rng.standard_normal(v.shape))
+        if net.arch == "bilinear-positive-diag" and k == "diag":
+            w = np.clip(w, 1e-3, 1.0)
+        if k in ("Lambda",):
+            w = np.clip(w, 1e-3, 1 - 1e-3)
+        if k == "betas":
+            w = np.clip(w, 0.0, 2.0)
+        out[k] = w
+    return net.with_params(**out)
+
+
+@pytest.mark.parametrize(("spec", "arch"), CASES)
+@pytest.mark.parametrize("perturb", [False, True])
+def test_torch_run_and_reference_agree_on_1e5_symbols(spec, arch, perturb):
+    net = fsmnet.compile(spec, arch)
+    if perturb:
+        net = _perturbed(net, 5)
+    word = np.random.default_rng(11).integers(0, len(net.symbols), LENGTH)
+    ref = float32_trace(net, word)
+    got = net.to_torch()(torch.tensor(word[None, :])).numpy()[0]
+    assert np.array_equal(got, ref)
+    if arch not in SELECT and arch != "bilinear-block":
+        assert ref[:1501].tolist() == emulated_trace(*_as_lists(net), word[:1500].tolist())[0]
+    else:
+        assert np.array_equal(ref[:1501], net.label_trace(word[:1500]))
+
+
+@pytest.mark.parametrize(("spec", "arch"), [("parity", "bilinear-full"),
+                                            ("modadd:5", "bilinear-r2")])
+def test_run_float32_accuracy_is_the_reference_accuracy(tmp_path, spec, arch):
+    """Oracle: the automaton's labels on the same random word, compared with the
+    reference trace here; run_checked draws its word from default_rng(seed) in one piece."""
+    net = _perturbed(fsmnet.compile(spec, arch), 2)
+    path = tmp_path / "net.safetensors"
+    net.save(path)
+    result = run_checked(spec, length=LENGTH, net_path=str(path), seed=4, float32=True)
+    automaton = fsmnet.load(spec)
+    word = np.random.default_rng(4).integers(0, automaton.n_symbols, size=LENGTH,
+                                             dtype=np.uint8)
+    ref = float32_trace(net, word)[1:]
+    q, want = automaton.initial, []
+    for a in word:
+        q = int(automaton.delta[a, q])
+        want.append(automaton.outputs[q])
+    labels = [net.labels[i] if i != OVERFLOW else None for i in ref]
+    assert result.accuracy == sum(x == y for x, y in zip(labels, want)) / LENGTH
+    assert result.backend == "float32-reference"
+
+
+def test_minmax_scores_one_float32_step_apart_keep_their_order():
+    """The audit's case: 0.80000007 and 0.80000013 are adjacent float32 values; a
+    temperature of 10 applied in float32 merged them.  Oracle: the exact comparison."""
+    lo, hi = np.float32(0.80000007), np.float32(0.80000013)
+    assert np.nextafter(lo, np.float32(1)) == hi
+    net = fsmnet.nets.Network(arch="minmax-dense", params={
+        "R": np.ones((1, 1, 1)), "s": np.zeros((1, 1)), "x0": np.ones(1),
+        "readout": np.array([[float(lo)], [float(hi)]])}, symbols=["a"], labels=[0, 1])
+    assert net.label_trace([0, 0], exact=True).tolist() == [1, 1, 1]
+    assert net.to_torch()(torch.tensor([[0, 0]])).tolist() == [[1, 1, 1]]
+    assert float32_trace(net, [0, 0]).tolist() == [1, 1, 1]
+
+
+def test_deltaproduct_keys_far_below_the_old_clamp_are_normalized_exactly():
+    """Keys are normalized by the semantics (k / ‖k‖), so scaling every key by 1e-35
+    changes no matrix.  Oracle: the exact evaluator of the scaled network, and the
+    automaton (the unscaled network is proved)."""
+    net = fsmnet.compile("symmetric:3", "deltaproduct")
+    tiny = net.with_params(keys=np.asarray(net.params["keys"]) * 1e-35)
+    word = np.random.default_rng(0).integers(0, len(net.symbols), 300)
+    want = tiny.label_trace(word, exact=True)
+    assert np.array_equal(want, net.label_trace(word, exact=True))
+    assert np.array_equal(tiny.to_torch()(torch.tensor(word[None, :])).numpy()[0], want)
+
+
+def test_overflow_labels_reach_the_torch_module():
+    """A readout near float32's largest value: the reference says OVERFLOW everywhere
+    (test_float32_reference), and so does the module."""
+    net = fsmnet.compile("parity", "bilinear-full")
+    big = net.with_params(readout=np.asarray(net.params["readout"]) * 3e38 + 3e38)
+    assert set(big.to_torch()(torch.tensor([[0, 1, 1]])).numpy().ravel()) == {OVERFLOW}
