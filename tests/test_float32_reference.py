@@ -52,7 +52,8 @@ def emulated_trace(mats: list, readout: list, h0: list, word: list[int]) -> tupl
             return OVERFLOW
         return max(range(len(scores)), key=lambda c: (scores[c], -c))
 
-    h = [f32(x) for x in h0]
+    top = max(abs(Fraction(x)) for x in h0)  # h0 enters as its exact direction
+    h = [f32(float(Fraction(x) / top)) if top else 0.0 for x in h0]
     over = not all(math.isfinite(x) for x in h)
     h = h if over else _norm(h)
     out = [OVERFLOW if over else label(h)]
@@ -131,9 +132,14 @@ def test_a_transition_near_float32_max_overflows_from_step_one():
     assert got[0] != OVERFLOW and got[1:].tolist() == [OVERFLOW, OVERFLOW]
 
 
-def test_an_h0_finite_in_float64_but_not_in_float32_overflows_at_once():
-    got = float32_trace(_parity(h0=np.array([5e38, 0.0])), [])
-    assert got.tolist() == [OVERFLOW]
+def test_an_h0_beyond_float32_range_enters_as_its_direction():
+    """The audit's h0 of 5e38 (finite in float64, inf in float32): the reference takes
+    h0 / max|h0| exactly before rounding, so the run is the compiled parity run
+    (oracle: parity's outputs, True for an even number of 1s, on the prefixes of 1 1 0 1)."""
+    got = float32_trace(_parity(h0=np.array([5e38, 0.0])), [1, 1, 0, 1])
+    net = _parity()
+    assert got.tolist() == float32_trace(net, [1, 1, 0, 1]).tolist()
+    assert [net.labels[i] for i in got] == [True, False, True, True, False]
 
 
 def test_subnormal_states_are_kept():

@@ -13,8 +13,9 @@ Three programs cover every architecture:
 ``linear`` (every h ↦ A_x h recurrence: bilinear-full/cp/r2/diagonal,
 deltaproduct, fixed-point with its solved matrix)
     A32 = fl32(fl64(A_x)) for the exact per-symbol matrix A_x of the file
-    (the model a certificate states), R32 and h0 likewise.
-    h_0 = fl32(h0) / max_i |fl32(h0)_i|;
+    (the model a certificate states), R32 likewise;
+    h_0 = fl32(fl64(h0 / max_i |h0_i|)), the direction of the file's h0 (a
+    positive rescaling changes no label, and this one cannot overflow);
     g_i = (((A32[i,0]·h_0) + A32[i,1]·h_1) + ...) left to right, every
     product and sum rounded to float32 (no fused multiply-add);
     h' = g_i / max_i |g_i| (float32 division; the zero vector stays zero);
@@ -95,11 +96,19 @@ def _build(net: Network) -> Float32Program:
     sem: Any = net.semantics
     if net.arch == "bilinear-block":
         mats = tuple(_rounded(m) for m in sem.matrices(net, False))
-        h0 = tuple(_rounded(h) for h in sem.initial_state(net, False))
+        h0 = tuple(_rounded(_direction(h)) for h in sem.initial_state(net, False))
         return Float32Program("block", mats, h0, _rounded(net.params["readout"]))
     mats = _rounded(sem.matrices(net, True), sem.matrices(net, False))
     readout = _rounded(sem.readout_matrix(net, True), sem.readout_matrix(net, False))
-    return Float32Program("linear", (mats,), (_rounded(net.params["h0"]),), readout)
+    return Float32Program("linear", (mats,), (_rounded(_direction(net.params["h0"])),), readout)
+
+
+def _direction(h0: np.ndarray) -> np.ndarray:
+    """h0 / max|h0| in exact rationals: a positive rescaling (no label changes), so h0
+    enters the float32 run as its direction, whatever its magnitude in the file."""
+    from fsmnet.nets.linear import normalize, to_fractions
+
+    return normalize(to_fractions(h0))
 
 
 def _finite(params: dict[str, np.ndarray]) -> bool:

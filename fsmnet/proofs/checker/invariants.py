@@ -67,9 +67,47 @@ def readout_loss32(right: list[Fraction], rival: list[Fraction], scale: Fraction
     return scale * (_gamma(dim) * tot + 2 * dim * TINY)
 
 
+# Round to nearest sends every magnitude from the midpoint between the largest float32
+# (2^128 − 2^104) and 2^128 upwards to infinity.
+F32_LIMIT = Fraction(2**128 - 2**103)
+H0_MIN = Fraction(1, 2**8)  # the smallest largest-|h0| entry H0_ABS is derived for
+
+
 def _round32(x: Fraction) -> Fraction:
     """Round to the nearest float32 (x is a double in the models this is used on)."""
-    return Fraction(struct.unpack("f", struct.pack("f", float(x)))[0])
+    try:
+        return Fraction(struct.unpack("f", struct.pack("f", float(x)))[0])
+    except OverflowError:
+        raise CertificateError(f"float32: the model number {float(x):.6g} rounds to "
+                               "infinity in float32") from None
+
+
+def check_float32_magnitudes(mats32: list[list[list[Fraction]]],
+                             readout32: list[list[Fraction]], h0: list[Fraction]) -> None:
+    """Nothing in the float32 step overflows, so the rounding model (relative errors and
+    underflow, no infinities) holds on every word.
+
+    A normalized state has ‖h‖∞ ≤ 1 (each entry is fl(g_i / max|g|), and rounding
+    is monotone), so every product and partial sum of a row's dot product is at
+    most (1 + γ_n) Σ_j |a_j| + n·2⁻¹⁴⁹ in magnitude (Higham, Lemma 3.1 and its
+    underflow term), in any summation order; below F32_LIMIT none is infinite.
+    h0's float32 rounding must be finite and its largest entry at least H0_MIN,
+    the assumption behind H0_ABS.
+    """
+    dim = len(h0)
+    grow = 1 + _gamma(dim)
+    for what, rows in (("transition", [r for m in mats32 for r in m]), ("readout", readout32)):
+        for row in rows:
+            bound = grow * sum((abs(x) for x in row), Fraction(0)) + dim * TINY
+            if bound >= F32_LIMIT:
+                raise CertificateError(f"float32-step: a {what} row sums to {float(bound):.4g} "
+                                       "in magnitude: its float32 dot product can overflow")
+    big = max((abs(x) for x in h0), default=Fraction(0))
+    if big >= F32_LIMIT:
+        raise CertificateError(f"float32-step: h0 entry {float(big):.4g} is infinite in float32")
+    if big < H0_MIN:
+        raise CertificateError(f"float32-step: the largest |h0| entry {float(big):.4g} is below "
+                               "2^-8, outside the rounding model of h0")
 
 
 def _is_float32(x: Fraction) -> bool:
@@ -291,7 +329,9 @@ def _linear_models(cert: dict[str, Any]) -> tuple[list[list[list[Fraction]]],
         if mats32 != [[[_round32(x) for x in row] for row in m] for m in mats] or \
                 readout32 != [[_round32(x) for x in row] for row in readout]:
             raise CertificateError("model32 is not the float32 rounding of the model")
-        return mats32, readout32, _vec(model["h0"]), True
+        h0 = _vec(model["h0"])
+        check_float32_magnitudes(mats32, readout32, h0)
+        return mats32, readout32, h0, True
     if rounding != "exact":
         raise CertificateError(f"unknown rounding model {rounding!r}")
     return mats, readout, _vec(model["h0"]), False
