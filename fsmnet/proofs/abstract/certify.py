@@ -13,6 +13,11 @@ from N with L*, :mod:`.extract`):
    passing check is "proved";
 4. otherwise random search for a confirmed counterexample, and exact bounded
    exploration (:mod:`.bounded`) for the proved length L: "unknown" with L.
+
+With ``float32`` the claim is about the float32 reference execution
+(:mod:`fsmnet.nets.float32`) too, so before step 2 words are run in float32
+(:mod:`.float32_search`); a disagreement confirmed by the checker's independent
+float32 replay is a refutation (method ``float32-search``).
 """
 
 from __future__ import annotations
@@ -178,6 +183,15 @@ def certify(spec: Any, net: Network, *, float32: bool = False, certificate: str 
         if cex is not None:
             return done("refuted", "exact-product", counterexample=cex,
                         proved_length=len(product.word) - 1)
+    if float32:  # the claim is about the float32 run: a word where it fails refutes it
+        from fsmnet.proofs.abstract.float32_search import float32_refutation
+
+        cex = float32_refutation(net, automaton, seed=seed)
+        if cex is not None:
+            details["semantics"] = ("float32 reference execution, confirmed by the checker's "
+                                    "independent float32 replay")
+            return done("refuted", "float32-search", counterexample=cex,
+                        proved_length=len(cex.word) - 1)
     if product.status == "closed" and not float32:
         if certificate is not None:
             try:

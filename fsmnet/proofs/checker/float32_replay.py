@@ -1,0 +1,84 @@
+"""An independent float32 run of a linear model, standard library only: the confirmation
+of a float32 counterexample.
+
+It executes the float32 reference step of docs/formats.md from the exact model a
+certificate states (``{"type": "linear", "matrices", "h0", "readout"}``, numbers
+as rational strings), with float32 emulated by float64 operations and rounding
+through ``struct``: one +, −, × or ÷ of two float32 values is exact in float64
+before that rounding (53 ≥ 2·24 + 2 bits), so each emulated operation is the
+float32 operation (docs/verification.md gives the argument).
+
+* A32 = fl32(fl64(A)), R32 likewise; h_0 = fl32(fl64(h0 / max|h0|)).
+* g_i = Σ_j A32[i,j] h_j, left to right, every product and sum rounded;
+  h' = fl32(g_i / max|g|) (the zero vector stays zero).
+* label = the first index of the largest fl32 score; a non-finite state or
+  score is an overflow (label −1) for that position and every later one.
+
+This module shares no code with :mod:`fsmnet.nets.float32`, the numpy/Numba
+reference it confirms.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from fractions import Fraction
+from typing import Any
+
+from .core import _mat, _vec
+
+OVERFLOW = -1
+
+
+def f32(x: float) -> float:
+    """Round a double to the nearest float32; ±inf beyond float32's range."""
+    try:
+        return float(struct.unpack("f", struct.pack("f", x))[0])
+    except OverflowError:
+        return math.copysign(math.inf, x)
+
+
+def _dot(row: list[float], h: list[float]) -> float:
+    s = 0.0
+    for a, x in zip(row, h):
+        s = f32(s + f32(a * x))
+    return s
+
+
+def _label(readout: list[list[float]], h: list[float]) -> int:
+    scores = [_dot(r, h) for r in readout]
+    if not all(math.isfinite(s) for s in scores):
+        return OVERFLOW
+    best = 0
+    for c in range(1, len(scores)):
+        if scores[c] > scores[best]:
+            best = c
+    return best
+
+
+def _to32(x: Fraction) -> float:
+    try:
+        return f32(float(x))
+    except OverflowError:  # beyond float64: certainly beyond float32
+        return math.copysign(math.inf, x)
+
+
+def replay_labels(model: dict[str, Any], word: list[int]) -> list[int]:
+    """The float32 label after every prefix of ``word`` (symbol indices)."""
+    mats = [[[_to32(x) for x in row] for row in m] for m in (_mat(m) for m in model["matrices"])]
+    readout = [[_to32(x) for x in row] for row in _mat(model["readout"])]
+    h0 = _vec(model["h0"])
+    top = max((abs(x) for x in h0), default=Fraction(0))
+    h = [_to32(x / top) if top else 0.0 for x in h0]
+    over = False
+    out = [_label(readout, h)]
+    for a in word:
+        if not over:
+            g = [_dot(row, h) for row in mats[a]]
+            if all(math.isfinite(x) for x in g):
+                m = max(abs(x) for x in g)
+                h = g if m == 0 else [f32(x / m) for x in g]
+            else:
+                over = True
+        out.append(OVERFLOW if over else _label(readout, h))
+    return out
