@@ -75,3 +75,19 @@ def linear_trace(mats: np.ndarray, readout: np.ndarray, word: np.ndarray, h: np.
                 over = True
         out[t + 1] = OVERFLOW if over else _label(readout, h, scores)
     return over
+
+
+@njit(cache=True)
+def step_state(mats: np.ndarray, symbol: int, h: np.ndarray, out: np.ndarray) -> bool:
+    """out = the next float32 state after ``symbol``; False (out unspecified) on overflow."""
+    g = np.empty_like(h)
+    if not _dot_rows(mats[symbol], h, g):
+        return False
+    out[:] = normalize32(g)
+    return True
+
+
+@njit(cache=True)
+def label_of(readout: np.ndarray, h: np.ndarray) -> int:
+    """The float32 label of state ``h`` (OVERFLOW if a score is not finite)."""
+    return _label(readout, h, np.empty(readout.shape[0], dtype=np.float32))

@@ -107,6 +107,39 @@ def _affordable(net: Network, details: dict[str, Any],
     return ok
 
 
+def _float32_states(net: Network, automaton: Automaton, details: dict[str, Any],
+                    certificate: str | None, network_path: str | None) -> Any:
+    """(verdict, method, extras) from the bit-exact float32 exploration, or None when it
+    does not close within its budget (:mod:`fsmnet.proofs.float32_product`)."""
+    from fsmnet.proofs.abstract.float32_search import confirmed_float32
+    from fsmnet.proofs.certificate import write_certificate
+    from fsmnet.proofs.checker import CertificateError, check_certificate
+    from fsmnet.proofs.float32_product import FLOAT32_COVERS, explore_float32, float32_certificate
+
+    found = explore_float32(net, automaton)
+    if found.status == "mismatch" and found.word is not None:
+        cex = confirmed_float32(net, automaton, found.word)
+        if cex is not None:
+            details["semantics"] = "float32 reference execution (shortest word, breadth first)"
+            return "refuted", "float32-product", {"counterexample": cex,
+                                                  "proved_length": len(found.word) - 1}
+    if found.status != "closed":
+        details["float32_states"] = (f"{len(found.states)} float32 states, {len(found.pairs)} "
+                                     f"pairs: no closed product ({found.status})")
+        return None
+    cert = float32_certificate(net, automaton, found, network_path=network_path)
+    try:
+        check_certificate(cert)
+    except CertificateError as exc:  # never a proof unless the checker agrees
+        details["float32_states"] = f"closed, but the check failed: {exc}"
+        return None
+    details["covers"] = FLOAT32_COVERS
+    if certificate is not None:
+        write_certificate(cert, certificate)
+        details["certificate"] = certificate
+    return "proved", "float32-product", {"domain": "float32-states"}
+
+
 def prove_invariant(net: Network, automaton: Automaton, *, float32: bool = False,
                     network_path: str | None = None, seed: int = 0
                     ) -> tuple[dict[str, Any] | None, str, list[list[int]]]:
@@ -192,6 +225,9 @@ def certify(spec: Any, net: Network, *, float32: bool = False, certificate: str 
                                     "independent float32 replay")
             return done("refuted", "float32-search", counterexample=cex,
                         proved_length=len(cex.word) - 1)
+        proof = _float32_states(net, automaton, details, certificate, network_path)
+        if proof is not None:
+            return done(*proof)
     if product.status == "closed" and not float32:
         if certificate is not None:
             try:

@@ -73,21 +73,30 @@ def float32_refutation(net: Network, automaton: Automaton, *, seed: int = 0,
                        short_words: int = 2048, random_words: int = 32,
                        length: int = 2000) -> Any:
     """A confirmed float32 counterexample (shortest prefix of each candidate), or None."""
-    from fsmnet.proofs.verifier import Counterexample
-
     to_auto = np.array([*label_map(net, automaton), -1])
     outputs = automaton.output_ids
     for word in _candidates(automaton.n_symbols, short_words, random_words, length, seed):
         got = float32_trace(net, word)
         want = outputs[automaton.trace(np.asarray(word, dtype=np.int64))]
         bad = np.flatnonzero(to_auto[got] != want)
-        if not len(bad):
-            continue
-        prefix = word[:int(bad[0])]
-        label = _confirm(net, prefix)
-        if label is None or label != int(got[bad[0]]):
-            continue  # not confirmed independently: never reported
-        expected = automaton.output(automaton.run(prefix))
-        shown = OVERFLOW_LABEL if label == OVERFLOW else net.labels[label]
-        return Counterexample(word=automaton.decode(prefix), expected=expected, got=shown)
+        if len(bad):
+            cex = confirmed_float32(net, automaton, word[:int(bad[0])])
+            if cex is not None:
+                return cex
     return None
+
+
+def confirmed_float32(net: Network, automaton: Automaton, word: list[int]) -> Any:
+    """A Counterexample if the independent float32 run of ``word`` and the reference both
+    disagree with the automaton there, with the same label; else None."""
+    from fsmnet.proofs.verifier import Counterexample
+
+    label = _confirm(net, word)
+    if label is None or label != int(float32_trace(net, word)[-1]):
+        return None  # not confirmed independently: never reported
+    to_auto = [*label_map(net, automaton), -1]
+    if to_auto[label] == automaton.output_ids[automaton.run(word)]:
+        return None
+    expected = automaton.output(automaton.run(word))
+    shown = OVERFLOW_LABEL if label == OVERFLOW else net.labels[label]
+    return Counterexample(word=automaton.decode(word), expected=expected, got=shown)

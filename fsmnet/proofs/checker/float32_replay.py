@@ -63,22 +63,37 @@ def _to32(x: Fraction) -> float:
         return math.copysign(math.inf, x)
 
 
-def replay_labels(model: dict[str, Any], word: list[int]) -> list[int]:
-    """The float32 label after every prefix of ``word`` (symbol indices)."""
+def model32(model: dict[str, Any]) -> tuple[list, list, list[float]]:
+    """(A32 per symbol, R32, h_0) of an exact linear model, by the rounding above."""
     mats = [[[_to32(x) for x in row] for row in m] for m in (_mat(m) for m in model["matrices"])]
     readout = [[_to32(x) for x in row] for row in _mat(model["readout"])]
     h0 = _vec(model["h0"])
     top = max((abs(x) for x in h0), default=Fraction(0))
-    h = [_to32(x / top) if top else 0.0 for x in h0]
-    over = False
-    out = [_label(readout, h)]
+    return mats, readout, [_to32(x / top) if top else 0.0 for x in h0]
+
+
+def step(matrix: list[list[float]], h: list[float]) -> list[float] | None:
+    """The next float32 state, or None if it is not finite (an overflow)."""
+    g = [_dot(row, h) for row in matrix]
+    if not all(math.isfinite(x) for x in g):
+        return None
+    m = max((abs(x) for x in g), default=0.0)
+    return g if m == 0 else [f32(x / m) for x in g]
+
+
+def label(readout: list[list[float]], h: list[float]) -> int:
+    """The first index of the largest float32 score; OVERFLOW if a score is not finite."""
+    return _label(readout, h)
+
+
+def replay_labels(model: dict[str, Any], word: list[int]) -> list[int]:
+    """The float32 label after every prefix of ``word`` (symbol indices)."""
+    mats, readout, h = model32(model)
+    over = not all(math.isfinite(x) for x in h)
+    out = [OVERFLOW if over else _label(readout, h)]
     for a in word:
-        if not over:
-            g = [_dot(row, h) for row in mats[a]]
-            if all(math.isfinite(x) for x in g):
-                m = max(abs(x) for x in g)
-                h = g if m == 0 else [f32(x / m) for x in g]
-            else:
-                over = True
+        nxt = None if over else step(mats[a], h)
+        over = nxt is None
+        h = h if nxt is None else nxt
         out.append(OVERFLOW if over else _label(readout, h))
     return out
