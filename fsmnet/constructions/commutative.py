@@ -32,11 +32,15 @@ from fsmnet.automata import Automaton
 from fsmnet.errors import NotExpressible, SpecError
 from fsmnet.nets import Network
 from fsmnet.nets.cyclotomic import cyclotomic_field
+from fsmnet.nets.diagonal import POSITIVE_DIAG, R2, REAL_DIAG
 
 # One term of a per-letter weight: μ-exponent i, channel ζ_N-exponent kt,
 # rational coefficient q and coefficient ζ_N-exponent kc: q·ζ_N^kc · X^i Z^(kt).
 Term = tuple[int, int, Fraction, int]
 Mono = tuple[tuple[int, int], ...]
+
+_SEMANTICS = {"bilinear-r2": R2, "bilinear-real-diag": REAL_DIAG,
+              "bilinear-positive-diag": POSITIVE_DIAG}
 
 
 def compile_r2(automaton: Automaton, *, mu: Fraction | str | int | None = None) -> Network:
@@ -210,30 +214,15 @@ def _compile(automaton: Automaton, arch: str, mu_option: Any) -> Network:
     mu = _choose_mu(table, mu_option)
     n = math.lcm(*(c.period for c in table.letters))
     channels, readout = channels_and_readout(table, mu, n)
-    n_sym, k = len(table.letters), len(channels)
-    mod = np.array([[float(mu**i) for i, _ in ch] for ch in channels], dtype=np.float64).T
-    # Angles in (−π, π]: ζ_N^kt with kt > N/2 is the rotation by 2π(kt − N)/N.
-    kts = np.array([[kt if 2 * kt <= n else kt - n for _, kt in ch] for ch in channels],
-                   dtype=np.float64).T
-    mod, kts = mod.reshape(n_sym, k), kts.reshape(n_sym, k)
-    angle = 2 * math.pi * kts / n
-    re = np.array([[sum(float(q) * math.cos(2 * math.pi * e / n) for e, q in c.items())
-                    for c in row] for row in readout], dtype=np.float64).reshape(-1, k)
-    im = np.array([[sum(float(q) * math.sin(2 * math.pi * e / n) for e, q in c.items())
-                    for c in row] for row in readout], dtype=np.float64).reshape(-1, k)
-    if arch == "bilinear-r2":
-        read = np.zeros((len(table.labels), 2 * k))
-        read[:, 0::2], read[:, 1::2] = re, -im
-        h0 = np.tile([1.0, 0.0], k)
-        params = {"modulus": mod, "angle": angle, "h0": h0, "readout": read}
-    else:
-        # Periods <= 2: every ζ-exponent is 0 or N/2, a sign.
-        params = {"diag": mod * np.where(kts == 0, 1.0, -1.0), "h0": np.ones(k),
-                  "readout": re}
     exact = {"construction": "commutative-monomials", "mu": str(mu), "zeta_order": n,
              "channels": [[[i, kt] for i, kt in ch] for ch in channels],
              "readout": [[{str(e): str(q) for e, q in c.items()} for c in row]
                          for row in readout]}
+    # The tensors are the correctly rounded values of the exact header (one rounding
+    # of the exact number, decided exactly), which is what a file must hold to load.
+    params = _SEMANTICS[arch].rounded_tensors(exact, len(table.letters), len(table.labels))
+    k = len(channels)
+    params["h0"] = np.tile([1.0, 0.0], k) if arch == "bilinear-r2" else np.ones(k)
     options = {"construction": "commutative-monomials", "mu": str(mu),
                "thresholds": [c.threshold for c in table.letters],
                "periods": [c.period for c in table.letters], "channels": k,

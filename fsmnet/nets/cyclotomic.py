@@ -28,7 +28,7 @@ Rational = Fraction | int
 
 
 @functools.cache
-def _pi_enclosure(bits: int) -> tuple[Fraction, Fraction]:
+def pi_enclosure(bits: int) -> tuple[Fraction, Fraction]:
     """Rationals lo <= π <= hi, hi - lo < 2^-bits (Machin: π = 16 atan(1/5) − 4 atan(1/239))."""
 
     def atan_inv(x: int) -> tuple[Fraction, Fraction]:
@@ -123,7 +123,7 @@ class CyclotomicField:
     def enclosures(self, bits: int) -> list[tuple[Fraction, Fraction, Fraction, Fraction]]:
         """Per basis power k < d: rationals (cos_lo, cos_hi, sin_lo, sin_hi) of 2πk/M."""
         if bits not in self._enclosures:
-            pi_lo, pi_hi = _pi_enclosure(bits + 8)
+            pi_lo, pi_hi = pi_enclosure(bits + 8)
             out = []
             for k in range(self.degree):
                 lo, hi = 2 * k * pi_lo / self.order, 2 * k * pi_hi / self.order
@@ -229,6 +229,17 @@ class Cyclotomic:
         """A rational upper bound on |x| (|ζ^k| = 1); zero only for x = 0."""
         return Fraction(sum(abs(c) for c in self.num), self.den)
 
+    def _enclose(self, bits: int) -> tuple[int, int]:
+        """Integers lo <= x·den·2^(bits+4) <= hi for a real element x."""
+        # The real element equals its real part Σ c_k cos(2πk/M); enclose it.
+        lo = hi = 0
+        for c, (clo, chi) in zip(self.num, self.field.cos_enclosures_int(bits)):
+            if c > 0:
+                lo, hi = lo + c * clo, hi + c * chi
+            elif c < 0:
+                lo, hi = lo + c * chi, hi + c * clo
+        return lo, hi
+
     def sign(self) -> int:
         """−1, 0 or 1 for a real element, decided exactly."""
         if self.is_zero():
@@ -237,19 +248,29 @@ class Cyclotomic:
             raise ValueError("only real cyclotomic numbers can be compared")
         bits = 64
         while bits <= 1 << 16:
-            # The real element equals its real part Σ c_k cos(2πk/M); enclose it.
-            lo = hi = 0
-            for c, (clo, chi) in zip(self.num, self.field.cos_enclosures_int(bits)):
-                if c > 0:
-                    lo, hi = lo + c * clo, hi + c * chi
-                elif c < 0:
-                    lo, hi = lo + c * chi, hi + c * clo
+            lo, hi = self._enclose(bits)
             if lo > 0:
                 return 1
             if hi < 0:
                 return -1
             bits *= 2
         raise ArithmeticError("sign not separated at 65536 bits")  # pragma: no cover
+
+    def approximation(self, rel_bits: int = 64) -> Fraction:
+        """A rational within a relative 2^-rel_bits of a real element (0 for 0): a
+        starting point for rounding, which is then decided by :meth:`sign`."""
+        if self.is_zero():
+            return Fraction(0)
+        if not self.is_real():
+            raise ValueError("only real cyclotomic numbers can be approximated")
+        bits = 64
+        while bits <= 1 << 16:
+            lo, hi = self._enclose(bits)
+            # Once 0 is excluded, min(|lo|, |hi|) <= |x·den·2^(bits+4)| bounds the error.
+            if (lo > 0 or hi < 0) and (hi - lo) << rel_bits <= min(abs(lo), abs(hi)):
+                return Fraction(lo + hi, 2 * self.den * 2 ** (bits + 4))
+            bits *= 2
+        raise ArithmeticError("not approximated at 65536 bits")  # pragma: no cover
 
     def inverse(self) -> Cyclotomic:
         """1/x by the extended Euclidean algorithm modulo Φ_M."""

@@ -20,7 +20,7 @@ of ``readout @ h``.
 
 Exact weights
 -------------
-A compiled network's floats are rounded (μ^i, cos 2πj/p).  Its ``exact``
+A compiled network's floats are rounded (μ^i, 2πj/p, the readout).  Its ``exact``
 metadata (written by :mod:`fsmnet.constructions.commutative`) is then the truth:
 
 ``{"construction": "commutative-monomials", "mu": "1/8", "zeta_order": N,
@@ -33,6 +33,12 @@ the score of l is the real part of Σ_c coefficient·channel.  Exact mode
 evaluates this in Q(ζ_M), M = lcm(N, 4) (:mod:`fsmnet.nets.cyclotomic`);
 values that are rational (always, when every period is 1, 2 or 4) are plain
 Fractions.
+
+The tensors the header describes must hold its correctly rounded float64 values,
+bit for bit (:mod:`fsmnet.nets.exact_header`): ``modulus`` = μ^(i_a), ``angle`` =
+2πk_a/N taken in (−π, π], ``diag`` = the real multiplier, ``readout`` = the real
+part and minus the imaginary part (r2) of each coefficient.  ``h0`` is not described
+and is read as stored.
 """
 
 from __future__ import annotations
@@ -46,6 +52,7 @@ import numpy as np
 
 from fsmnet.errors import NetworkFileError
 from fsmnet.nets.cyclotomic import Cyclotomic, cyclotomic_field
+from fsmnet.nets.exact_header import Angle, check_tensor, round_exact
 from fsmnet.nets.linear import LinearRecurrence, to_fractions
 from fsmnet.nets.semantics import require_tensor
 
@@ -60,75 +67,105 @@ def _simplify(x: Cyclotomic) -> Exact:
     return r if r is not None else x
 
 
+Header = tuple[Fraction, int, list[list[tuple[int, int]]], list[list[dict[int, Fraction]]]]
+
+
+def _parse_header(desc: dict[str, Any], src: str) -> Header:
+    """(μ, N, per channel the [i, k] of each letter, per label the coefficients)."""
+    try:
+        if desc["construction"] != "commutative-monomials":
+            raise ValueError(f"unknown construction {desc['construction']!r}")
+        mu = Fraction(desc["mu"])
+        n = int(desc["zeta_order"])
+        channels = [[(int(i), int(k)) for i, k in ch] for ch in desc["channels"]]
+        readout = [[{int(k): Fraction(q) for k, q in coef.items()} for coef in row]
+                   for row in desc["readout"]]
+    except (KeyError, TypeError, ValueError, ZeroDivisionError, AttributeError) as exc:
+        raise NetworkFileError(f"{src}: field 'exact': malformed ({exc})") from None
+    return mu, n, channels, readout
+
+
+def _angle(k: int, n: int) -> Angle:
+    # The stored angle of ζ_n^k lies in (−π, π]: k > n/2 is the rotation by 2π(k − n)/n.
+    k %= n
+    return Angle(k - n if 2 * k > n else k, n)
+
+
 class _Diagonal(LinearRecurrence):
     """Shared exact machinery: block-structured exact steps, exact readout."""
 
     block = 1  # scalars per channel: 2 for complex channels, 1 for real ones
+    reads_exact_header = True  # exact evaluation reads the weights from ``exact``
 
     # ------------------------------------------------- exact description
-    def _exact(self, net: Network) -> dict[str, Any] | None:
+    def _exact(self, net: Network, source: str | None = None) -> dict[str, Any] | None:
         desc = net.exact
         if desc is None:
             return None
-        return net.cached("exact_parsed", lambda: self._parse(net, desc))
+        src = source or f"<network {net.name}>"
+        return net.cached("exact_parsed", lambda: self._parse(net, desc, src))
 
-    def _parse(self, net: Network, desc: dict[str, Any]) -> dict[str, Any]:
-        src = f"<network {net.name}>"
-        try:
-            if desc["construction"] != "commutative-monomials":
-                raise ValueError(f"unknown construction {desc['construction']!r}")
-            mu = Fraction(desc["mu"])
-            n = int(desc["zeta_order"])
-            channels = [[(int(i), int(k)) for i, k in ch] for ch in desc["channels"]]
-            readout = [[{int(k): Fraction(q) for k, q in coef.items()} for coef in row]
-                       for row in desc["readout"]]
-        except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
-            raise NetworkFileError(f"{src}: field 'exact': malformed ({exc})") from None
-        hidden = self.hidden_size(net)
-        if (len(channels) * self.block != hidden or len(readout) != len(net.labels)
-                or any(len(ch) != len(net.symbols) for ch in channels)
+    def check_header(self, net: Network, source: str) -> None:
+        """Refuse a header whose tensors are not its correctly rounded values
+        (:func:`fsmnet.nets.exact_header.check_exact_header`)."""
+        self._exact(net, source)
+
+    def exact_weights(self, desc: dict[str, Any], n_symbols: int, n_labels: int,
+                      src: str) -> dict[str, Any]:
+        """The exact weights of a header: per letter and channel the (Re, Im) of the
+        multiplier ("factors"), the readout matrix ("readout"), and the exact value of
+        every tensor entry the header pins ("tensors", name -> object array)."""
+        mu, n, channels, readout = _parse_header(desc, src)
+        if (len(readout) != n_labels or any(len(ch) != n_symbols for ch in channels)
                 or any(len(row) != len(channels) for row in readout) or n < 1):
             raise NetworkFileError(f"{src}: field 'exact': sizes do not match the tensors")
         field = cyclotomic_field(math.lcm(n, 4) if self.block == 2 else n)
         scale = field.order // n
-        mats = np.empty((len(net.symbols), len(channels), 2), dtype=object)
-        for c, ch in enumerate(channels):
-            for a, (i, k) in enumerate(ch):
-                lam = field.element({k * scale: mu**i})
-                if self.block == 1 and not lam.is_real():
-                    raise NetworkFileError(f"{src}: field 'exact': channel {c} has a non-real "
-                                           f"multiplier for a {self.arch} network")
-                mats[a, c, 0] = _simplify(lam.real_part())
-                mats[a, c, 1] = _simplify(lam.imag_part()) if self.block == 2 else Fraction(0)
-        read = np.empty((len(readout), hidden), dtype=object)
+        k = len(channels)
+        mats = np.empty((n_symbols, k, 2), dtype=object)
+        moduli = np.empty((n_symbols, k), dtype=object)
+        angles = np.empty((n_symbols, k), dtype=object)
+        try:
+            for c, ch in enumerate(channels):
+                for a, (i, e) in enumerate(ch):
+                    moduli[a, c], angles[a, c] = mu**i, _angle(e, n)
+                    lam = field.element({e * scale: moduli[a, c]})
+                    if self.block == 1 and not lam.is_real():
+                        raise NetworkFileError(f"{src}: field 'exact': channel {c} has a "
+                                               f"non-real multiplier for a {self.arch} network")
+                    mats[a, c, 0] = _simplify(lam.real_part())
+                    mats[a, c, 1] = (_simplify(lam.imag_part()) if self.block == 2
+                                     else Fraction(0))
+        except ZeroDivisionError as exc:
+            raise NetworkFileError(f"{src}: field 'exact': malformed ({exc})") from None
+        read = np.empty((n_labels, k * self.block), dtype=object)
         for label, row in enumerate(readout):
             for c, coef in enumerate(row):
-                z = field.element({k * scale: q for k, q in coef.items()})
+                z = field.element({e * scale: q for e, q in coef.items()})
                 read[label, c * self.block] = _simplify(z.real_part())
                 if self.block == 2:
                     read[label, 2 * c + 1] = _simplify(-z.imag_part())
-        parsed = {"factors": mats, "readout": read}
-        self._check_consistent(net, parsed, src)
+        tensors = ({"modulus": moduli, "angle": angles} if self.block == 2
+                   else {"diag": mats[:, :, 0]})
+        return {"factors": mats, "readout": read, "tensors": {**tensors, "readout": read}}
+
+    def rounded_tensors(self, desc: dict[str, Any], n_symbols: int,
+                        n_labels: int) -> dict[str, np.ndarray]:
+        """The float64 tensors a header pins: its correctly rounded values (the compiler's)."""
+        weights = self.exact_weights(desc, n_symbols, n_labels, "<compile>")
+        return {name: np.array([round_exact(x) for x in exact.ravel()],
+                               dtype=np.float64).reshape(exact.shape)
+                for name, exact in weights["tensors"].items()}
+
+    def _parse(self, net: Network, desc: dict[str, Any], src: str) -> dict[str, Any]:
+        parsed = self.exact_weights(desc, len(net.symbols), len(net.labels), src)
+        if parsed["factors"].shape[1] * self.block != self.hidden_size(net):
+            raise NetworkFileError(f"{src}: field 'exact': sizes do not match the tensors")
+        # Bit for bit, no tolerance: the proofs are about the header, and ``fsmnet run``
+        # executes the tensors, so they must be its correctly rounded values.
+        for name, exact in parsed["tensors"].items():
+            check_tensor(src, name, net.params[name], exact)
         return parsed
-
-    def _check_consistent(self, net: Network, parsed: dict[str, Any], src: str) -> None:
-        # A sanity check that the file's floats round the exact description
-        # (a tampered tensor must not pass silently); it proves nothing.
-        approx = np.vectorize(float, otypes=[np.float64])
-        for name, want, got in (
-                ("readout", approx(parsed["readout"]), net.params["readout"]),
-                ("transitions", self._float_factors_of(approx(parsed["factors"])),
-                 self._float_factors(net))):
-            # Absolute slack relative to the tensor's scale: an entry that cancels
-            # (-32768/3·ζ + 16384/3·ζ³ in Q(ζ_12), terms ~10⁴, value near 0) is
-            # rounded from different sums here and in the compiler, ~10⁴·10⁻¹⁶ apart.
-            scale = max(1.0, float(np.max(np.abs(want)))) if np.size(want) else 1.0
-            if not np.allclose(want, got, rtol=1e-9, atol=1e-12 * scale):
-                raise NetworkFileError(f"{src}: field 'exact': the exact description does not "
-                                       f"match tensor {name!r}")
-
-    def _float_factors_of(self, factors: np.ndarray) -> np.ndarray:
-        return factors if self.block == 2 else factors[:, :, 0]
 
     def _float_factors(self, net: Network) -> np.ndarray:
         raise NotImplementedError

@@ -28,6 +28,7 @@ from fsmnet.automata import Automaton, load
 from fsmnet.errors import FsmnetError, SpecError
 from fsmnet.nets import Network
 from fsmnet.nets.alignment import align_alphabet, label_map
+from fsmnet.nets.exact_header import covers
 from fsmnet.proofs.product import explore_product
 from fsmnet.types import ProofMethod, Verdict
 
@@ -204,9 +205,10 @@ def verify(spec: Any, net: Network, *, max_states: int | None = None,
     done = verify_components(net, automaton, max_states=max_states, certificate=certificate,
                              network_path=network_path)
     if done is not None:
-        return VerifyResult("proved", "cascade-components", None, done)
+        return VerifyResult("proved", "cascade-components", None, {**done, "covers": covers(net)})
     result = explore_product(net, automaton, max_states=max_states, progress=progress)
-    details: dict[str, Any] = {"pairs": len(result.pairs), "network_states": len(result.states)}
+    details: dict[str, Any] = {"pairs": len(result.pairs), "network_states": len(result.states),
+                               "covers": covers(net)}
     if result.status == "closed":
         if certificate is not None:
             from fsmnet.proofs.certificate import build_certificate, write_certificate
