@@ -2,8 +2,10 @@
 
 Each sub-command lives in its own module of this package and exposes
 ``register(subparsers)``; the handler it installs returns the exit code.
-Exit codes: 0 success / proved, 1 refuted, 2 bad input, 3 unknown.
+Exit codes: 0 success / proved, 1 refuted, 2 bad input, 3 unknown, 4 internal error.
 Any :class:`~fsmnet.errors.FsmnetError` becomes one line on stderr and exit 2.
+Any other exception is a bug of fsmnet's: one line on stderr and exit 4, so that a
+crash never reads as a verdict (``FSMNET_TRACEBACK=1`` prints the traceback instead).
 """
 
 from __future__ import annotations
@@ -31,12 +33,20 @@ COMMANDS = (
     "train",
 )
 
-EXIT_OK, EXIT_REFUTED, EXIT_BAD_INPUT, EXIT_UNKNOWN = 0, 1, 2, 3
+EXIT_OK, EXIT_REFUTED, EXIT_BAD_INPUT, EXIT_UNKNOWN, EXIT_INTERNAL = 0, 1, 2, 3, 4
+
+# Set to 1 to see the whole traceback of an internal error (for a bug report).
+TRACEBACK_ENV = "FSMNET_TRACEBACK"
 
 _EPILOG = """\
 SPEC is a spec file (JSON or YAML, automata-lib field names) or a built-in
 family, e.g. parity, modcount:5, modadd:7, symmetric:5, random:n=20,k=3,seed=1.
 See 'fsmnet info --help' for the list of families.
+
+Exit codes: 0 success / proved, 1 refuted (or not expressible, invalid
+certificate), 2 bad input (one line on stderr), 3 unknown, 4 internal error
+(a bug of fsmnet's: one line on stderr; FSMNET_TRACEBACK=1 prints the
+traceback, see docs/bug-report.md).
 
 Examples:
   fsmnet info parity
@@ -75,8 +85,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``fsmnet`` command; returns the exit code."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+    except Exception as exc:  # e.g. a sub-command module that fails to import
+        return _internal_error(exc)
     if getattr(args, "handler", None) is None:
         parser.print_help()
         return EXIT_BAD_INPUT
@@ -96,6 +109,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         except KeyboardInterrupt:
             LOG.error("interrupted")
             return 130
+        except Exception as exc:  # a bug of ours must not read as a verdict
+            return _internal_error(exc)
+
+
+def _internal_error(exc: Exception) -> int:
+    """Report an exception that is not bad input: exit 4, never 0 ("proved") or 1
+    ("refuted"); one line, or the traceback when ``FSMNET_TRACEBACK=1``."""
+    import os
+
+    if os.environ.get(TRACEBACK_ENV, "").strip() not in ("", "0"):
+        import traceback
+
+        traceback.print_exception(exc, file=sys.stderr)
+    else:
+        message = " ".join(str(exc).split())  # one line, whatever the message holds
+        print(f"fsmnet: internal error: {type(exc).__name__}"
+              + (f": {message}" if message else "")
+              + f"; please report it (docs/bug-report.md; {TRACEBACK_ENV}=1 shows the "
+              "traceback)", file=sys.stderr)
+    return EXIT_INTERNAL
 
 
 def run() -> None:

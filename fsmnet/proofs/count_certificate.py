@@ -85,12 +85,33 @@ def common_base(values: list[Fraction]) -> tuple[Fraction, list[int]] | None:
             return None
         exps = []
         for v in values:
-            k = 0 if v == 1 else round(math.log(v) / math.log(b))
-            if k < 0 or b**k != v:
+            k = exact_exponent(v, b)
+            if k is None:
                 break
             exps.append(k)
         else:
             return b, exps
+    return None
+
+
+def exact_exponent(v: Fraction, b: Fraction) -> int | None:
+    """The integer k ≥ 0 with b^k = v exactly (0 < b < 1), or None.
+
+    In lowest terms b = p/q and b^k = p^k/q^k (coprime powers stay coprime), so
+    k is fixed by the denominators.  It is estimated from logarithms of the
+    integers, which Python takes for integers of any size; a float logarithm of
+    the Fractions themselves would leave float range (a multiplier of 1e-200
+    squared) and could also ask for a power too large to compute.
+    """
+    if v == 1:
+        return 0
+    if not 0 < v < 1:
+        return None
+    q = b.denominator  # ≥ 2, as 0 < b < 1
+    guess = round(math.log(v.denominator) / math.log(q))
+    for k in (guess, guess - 1, guess + 1):  # the estimate may round either way
+        if k >= 1 and q**k == v.denominator and b.numerator**k == v.numerator:
+            return k
     return None
 
 
