@@ -185,11 +185,10 @@ def test_structure_and_validation(tmp_path: object) -> None:
         pos.with_params(diag=d * 2)
     with pytest.raises(NetworkFileError, match="modulus"):
         net.with_params(modulus=-net.params["modulus"])
-    # A tampered tensor under the original exact description is refused in exact mode.
-    bad = Network(arch=net.arch, params={**net.params, "readout": net.params["readout"] + 0.5},
-                  symbols=net.symbols, labels=net.labels, exact=net.exact)
+    # A tampered tensor under the original exact description is refused when made.
     with pytest.raises(NetworkFileError, match="exact"):
-        bad.label_trace([0, 1], exact=True)
+        Network(arch=net.arch, params={**net.params, "readout": net.params["readout"] + 0.5},
+                symbols=net.symbols, labels=net.labels, exact=net.exact)
 
 
 def test_save_load_keeps_exact_mode(tmp_path: object) -> None:

@@ -93,6 +93,12 @@ class Network:
         if not self._labels:
             raise NetworkFileError(f"{source}: field 'labels': there are no output labels")
         self._semantics.validate(self._params, len(self._symbols), len(self._labels), source)
+        if self._exact is not None:
+            # A header is the exact truth only if every tensor it describes holds its
+            # correctly rounded value bit for bit; otherwise the file is refused here.
+            from fsmnet.nets.exact_header import check_exact_header
+
+            check_exact_header(self, source)
 
     # ----------------------------------------------------------------- fields
     @property

@@ -206,6 +206,10 @@ def certify(spec: Any, net: Network, *, float32: bool = False, certificate: str 
         return learned
     automaton = prepare_automaton(spec, net)
 
+    from fsmnet.nets.exact_header import covers
+
+    details["covers"] = covers(net)
+
     def done(verdict: Verdict, method: str, **kw: Any) -> CertifyResult:
         return CertifyResult(verdict, method, seconds=time.perf_counter() - start,
                              details=details, **kw)
