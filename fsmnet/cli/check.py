@@ -9,9 +9,11 @@ EPILOG = """\
 The checker (fsmnet/proofs/checker/) imports nothing from the prover and
 re-derives every transition and readout of the certificate in exact
 rationals. With --network, the file must be the certified one: the same
-SHA-256, and the model that fsmnet derives from its tensors must equal the
-certificate's model exactly. exit codes: 0 valid, 1 invalid claim, 2
-unreadable input.
+SHA-256, architecture, labels and symbols (names and order), and the model
+that fsmnet derives from its tensors must equal the certificate's model
+exactly. exit codes: 0 valid, 1 invalid (a false claim, or a malformed
+certificate: unknown, misplaced or repeated keys, giant numbers), 2 unreadable
+input or not JSON.
 
 example:
   fsmnet check cert.json --network net.safetensors
@@ -25,7 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("cert", metavar="CERT.json", help="the certificate ('-': standard input)")
     p.add_argument("--network", metavar="NET",
                    help="also check that the certificate is about this file: its SHA-256, "
-                        "and its tensors against the certificate's model")
+                        "architecture, labels and symbols, and its tensors against the "
+                        "certificate's model")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=handle)
 
@@ -33,13 +36,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 def handle(args: argparse.Namespace) -> int:
     from fsmnet.proofs.checker import CertificateError, check_certificate
 
-    cert = _read_certificate(args.cert)
     try:
+        cert = _read_certificate(args.cert)
         if args.network is None:
             summary = check_certificate(cert)
         else:
             # The checker proves the claim about the certificate's model; this also
-            # ties the model to the file's tensors, not only to the digest it states.
+            # ties the model, labels and symbols to the file, not only to the digest
+            # the certificate states.
             from fsmnet.proofs.certificate import check_against_network
 
             summary = check_against_network(cert, args.network)
@@ -54,11 +58,14 @@ def handle(args: argparse.Namespace) -> int:
 
 
 def _read_certificate(path: str) -> object:
-    """The parsed certificate; a typed one-line error for anything that is not JSON text."""
+    """The parsed certificate: a typed one-line FsmnetError (exit 2) for anything that
+    is not JSON text; CertificateError (exit 1) for JSON that no certificate can be
+    (a repeated key, NaN, a giant integer: :func:`fsmnet.proofs.checker.parse_certificate`)."""
     import sys
     from pathlib import Path
 
     from fsmnet.errors import FsmnetError
+    from fsmnet.proofs.checker import parse_certificate
 
     name = "<stdin>" if path == "-" else path
     try:
@@ -71,7 +78,7 @@ def _read_certificate(path: str) -> object:
         raise FsmnetError(f"{name}: not a certificate: not UTF-8 text (bad byte at offset "
                           f"{exc.start}; is it a network file?)") from None
     try:
-        return json.loads(text)
+        return parse_certificate(text)
     except json.JSONDecodeError as exc:
         raise FsmnetError(f"{name}: not a certificate: not JSON ({exc})") from None
     except RecursionError:

@@ -14,11 +14,9 @@ file's tensors with the certificate's model, value by value.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import os
-from fractions import Fraction
 from typing import Any
 
 from fsmnet.automata import Automaton
@@ -124,25 +122,29 @@ def _exact_tree(obj: Any) -> Any:
     return obj
 
 
-@functools.lru_cache(maxsize=1 << 14)
 def _exact_string(text: str) -> Any:
-    """A rational string as a Fraction (one shared object per string), else the string."""
+    """A rational string as a Fraction, else the string; through the checker's parser,
+    which refuses a giant number ("1e999999999") before building it."""
+    from fsmnet.proofs.checker import CertificateError
+    from fsmnet.proofs.checker.core import _parse
+
     try:
-        return Fraction(text)
-    except (ValueError, ZeroDivisionError):
+        return _parse(text)
+    except CertificateError:
         return text
 
 
-def file_model(cert: dict[str, Any], network_path: str) -> dict[str, Any]:
+def file_model(cert: dict[str, Any], network_path: str | Network) -> dict[str, Any]:
     """The model fsmnet derives from the network file, in the form the certificate uses.
 
     The stdlib checker proves the claim about the certificate's *model*; this is
     what ties that model to the file's tensors (the checker alone compares only
-    the file's SHA-256, which the certificate itself states).
+    the file's SHA-256, which the certificate itself states).  ``network_path``
+    may be the network already loaded from the file.
     """
     from fsmnet.nets import load_network
 
-    net = load_network(network_path)
+    net = network_path if isinstance(network_path, Network) else load_network(network_path)
     network = cert["network"]
     model = network.get("model")
     if model is None and "matrices" in network:  # belief-tracking certificates
@@ -165,13 +167,14 @@ def file_model(cert: dict[str, Any], network_path: str) -> dict[str, Any]:
 
 def check_against_network(cert: Any, network_path: str) -> str:
     """Check a certificate *and* that it is about this network file: the checker's
-    claim, the file's SHA-256, and the certificate's model against the file's tensors.
+    claim, the file's SHA-256, and every fact the file also states — architecture,
+    labels in order, symbols in order, and the model against the file's tensors.
 
     The checker's :func:`~fsmnet.proofs.checker.check_certificate` proves the claim
-    about the model the certificate states, and with a path compares only the
-    digest the certificate states: both are the certificate writer's word.  This
-    is what ``fsmnet check --network`` runs; call it, not the checker alone, to
-    trust a certificate about a file.  Raises
+    about the model, labels and symbols the certificate states, and with a path
+    compares only the digest the certificate states: all of it is the certificate
+    writer's word.  This is what ``fsmnet check --network`` runs; call it, not the
+    checker alone, to trust a certificate about a file.  Raises
     :class:`~fsmnet.proofs.checker.CertificateError`.
     """
     from fsmnet.proofs.checker import check_certificate
@@ -181,23 +184,62 @@ def check_against_network(cert: Any, network_path: str) -> str:
     return summary
 
 
+# Where a certificate states the alphabet whose order indexes its model's matrices
+# (every producer writes the network's own order: fsmnet.nets.alignment.align_alphabet
+# for automata, the PFSA's order for belief tracking, which must be the network's).
+SYMBOLS_AT = (("automaton", "symbols"), ("pfsa", "symbols"))
+
+
+def _same(stated: Any, actual: Any) -> bool:
+    """Equal JSON values, with types: True is not 1, "1" is not 1."""
+    if isinstance(stated, list) and isinstance(actual, list):
+        return len(stated) == len(actual) and all(map(_same, stated, actual))
+    return type(stated) is type(actual) and stated == actual
+
+
+def check_facts_against_file(cert: dict[str, Any], net: Network) -> None:
+    """Raise CertificateError unless the certificate's architecture, labels (in
+    readout order) and symbols (in the order its model is indexed by) are the file's.
+
+    A claim "label(readout(h_w)) == output(delta(q0, w))" reads labels through
+    ``network.labels`` and symbols through their index: a certificate with the
+    labels swapped (and the outputs with them), or the symbol names swapped, is
+    a proof about another network than the file's — the complement, or another
+    letter's parity — whose model has the file's very numbers.
+    """
+    from fsmnet.proofs.checker import CertificateError
+
+    network = cert["network"]
+    if network.get("arch") != net.arch:
+        raise CertificateError(f"the certificate is about a {network.get('arch')} network, "
+                               f"the file holds a {net.arch} network")
+    where = next((f"{a}.{b}" for a, b in SYMBOLS_AT
+                  if isinstance(cert.get(a), dict) and b in cert[a]), None)
+    if where is None:
+        raise CertificateError("the certificate states no symbols (automaton.symbols)")
+    first, second = where.split(".")
+    facts = [("network.labels", network.get("labels"), json.loads(json.dumps(list(net.labels)))),
+             (where, cert[first][second], list(net.symbols))]
+    for name, stated, actual in facts:
+        if not _same(stated, actual):
+            raise CertificateError(f"{name}: the certificate states {stated!r}, the network "
+                                   f"file {actual!r} (names and order must be the file's)")
+
+
 def check_model_against_file(cert: dict[str, Any], network_path: str) -> None:
     """Raise :class:`~fsmnet.proofs.checker.CertificateError` unless the certificate's
+    facts about the network (:func:`check_facts_against_file`) are the file's and its
     network model has exactly the values fsmnet derives from the network file."""
+    from fsmnet.nets import load_network
     from fsmnet.proofs.checker import CertificateError
 
     network = cert.get("network") if isinstance(cert, dict) else None
     if not isinstance(network, dict):
         return  # a witness: it is about the automaton, not a network
-    if network.get("arch") is not None:
-        from fsmnet.nets import load_network
-
-        actual = load_network(network_path).arch
-        if network["arch"] != actual:
-            raise CertificateError(f"the certificate is about a {network['arch']} network, "
-                                   f"the file holds a {actual} network")
+    net = load_network(network_path)
+    check_facts_against_file(cert, net)
     try:
-        expected = file_model(cert, network_path)
+        expected = file_model(cert, net)
     except FsmnetError as exc:
         raise CertificateError(f"cannot derive the certified model from the file: {exc}") from None
     stated = network.get("model")

@@ -31,8 +31,16 @@ at a time (:mod:`.components`).
 Every number is a string read as an exact rational (``"p/q"`` or a decimal);
 MinMax models only select values with max and min.
 
-Each proof method has one module here (``product``, ``cones``, ``witness``)
-and one line in :data:`METHODS`; a new method adds both, and nothing else.
+Before any of that, a certificate is held to :data:`.schema.SCHEMA`: every
+key of every object known and in its place, every value of its kind, the
+claim the method's own; text from a file is parsed by
+:func:`.schema.parse_certificate` (a repeated key, NaN or a giant integer is
+refused).  Every number string is bounded before it is read
+(:data:`.core.MAX_DIGITS`).
+
+Each proof method has one module here (``product``, ``cones``, ``witness``),
+one line in :data:`METHODS` and one entry in :data:`.schema.SCHEMA`; a new
+method adds these, and nothing else.
 """
 
 from __future__ import annotations
@@ -51,6 +59,7 @@ from .decay import check_decay
 from .invariants import check_invariants
 from .product import check_product
 from .reduction import check_reduced
+from .schema import CLAIMS, SCHEMA, parse_certificate, validate
 from .witness import check_witness
 from .zonotope import check_zonotopes
 
@@ -79,21 +88,29 @@ METHODS: dict[str, tuple[Callable[[dict[str, Any]], str], bool]] = {
 def check_certificate(cert: Any, network_path: str | None = None) -> str:
     """Check a parsed certificate; return a one-line summary or raise CertificateError.
 
-    The claim is checked about the network model the certificate states.  With
-    ``network_path`` the file's SHA-256 is compared with the one the certificate
-    states; that ties nothing the certificate's writer could not also forge, so
-    to trust a certificate about a file use
-    ``fsmnet.proofs.certificate.check_against_network`` (``fsmnet check
-    --network``), which also compares the model with the file's tensors.
+    The certificate is first held to :data:`.schema.SCHEMA` (every key of every
+    object known and in its place, every value of its kind) and to its
+    method's claim; then the method's module checks the claim about the network
+    model the certificate states.  With ``network_path`` the file's SHA-256 is
+    compared with the one the certificate states; that ties nothing the
+    certificate's writer could not also forge, so to trust a certificate about
+    a file use ``fsmnet.proofs.certificate.check_against_network`` (``fsmnet
+    check --network``), which also compares the model, labels and symbols with
+    the file's.  Text from a file goes through :func:`parse_certificate` first
+    (duplicate keys refused).
     """
     if not isinstance(cert, dict) or cert.get("format") != "fsmnet-certificate":
         raise CertificateError("not an fsmnet certificate")
     if cert.get("format_version") != 1:
         raise CertificateError(f"unsupported format_version {cert.get('format_version')!r}")
-    method = METHODS.get(cert.get("method"))  # type: ignore[arg-type]
-    if method is None:
-        raise CertificateError(f"unsupported method {cert.get('method')!r}")
-    check, about_network = method
+    validate(cert, SCHEMA)
+    if cert["method"] not in METHODS:  # a schema entry alone checks nothing
+        raise CertificateError(f"unsupported method {cert['method']!r}")
+    claim = CLAIMS.get(cert["method"])
+    if claim is not None and cert["claim"] != claim:
+        raise CertificateError(f"claim: a {cert['method']} certificate proves {claim!r}, "
+                               f"not {cert['claim']!r}")
+    check, about_network = METHODS[cert["method"]]
     try:
         summary = check(cert)
         if about_network and network_path is not None:
@@ -104,16 +121,17 @@ def check_certificate(cert: Any, network_path: str | None = None) -> str:
 
 
 def main(argv: list[str]) -> int:
-    """``python -m fsmnet.proofs.checker CERT.json [NET.safetensors]``."""
+    """``python -m fsmnet.proofs.checker CERT.json [NET.safetensors]``: 0 valid,
+    1 invalid (a false claim, or a malformed certificate), 2 unreadable or not JSON."""
     if not argv:
         print("usage: python -m fsmnet.proofs.checker CERT.json [NET]", file=sys.stderr)
         return 2
     try:
-        with open(argv[0], encoding="utf-8") as handle:
-            cert = json.load(handle)
+        with open(argv[0], "rb") as handle:
+            cert = parse_certificate(handle.read())
         print(check_certificate(cert, argv[1] if len(argv) > 1 else None))
         return 0
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         print(f"invalid: cannot read {argv[0]}: {exc}", file=sys.stderr)
         return 2
     except CertificateError as exc:
@@ -121,4 +139,4 @@ def main(argv: list[str]) -> int:
         return 1
 
 
-__all__ = ["METHODS", "CertificateError", "check_certificate", "main"]
+__all__ = ["METHODS", "CertificateError", "check_certificate", "main", "parse_certificate"]

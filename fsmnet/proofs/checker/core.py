@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import re
 from fractions import Fraction
 from typing import Any
 
@@ -16,10 +17,40 @@ class CertificateError(Exception):
     """The certificate is malformed or one of its claims is false."""
 
 
+# The size of a number string, bounded before any arithmetic: each integer it spells
+# (numerator, denominator, the digits of a decimal) has at most MAX_DIGITS digits and
+# an exponent is at most MAX_DIGITS in magnitude, so Fraction never builds a giant
+# integer ("1e999999999" would be 10^999999999).  Every genuine certificate is within
+# it: a float64 is p/q with at most 309 digits above and 324 below (2^1074), and
+# fsmnet writes every rational with str(int), which Python refuses beyond 4300 digits
+# (sys.int_max_str_digits, by default).
+MAX_DIGITS = 4300
+_MAX_CHARS = 2 * MAX_DIGITS + 8
+_NUMBER = re.compile(r"[+-]?(?:([0-9]+)/([0-9]+)"  # p/q, or a decimal:
+                     r"|([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]{1,6}))?)", re.ASCII)
+
+
+def _number_size_ok(x: str) -> bool:
+    """x is a plain rational ("p", "p/q", a decimal with an optional exponent; ASCII, no
+    spaces or underscores) within MAX_DIGITS."""
+    m = _NUMBER.fullmatch(x) if len(x) <= _MAX_CHARS else None
+    if m is None:
+        return False
+    num, den, whole, frac, exp = m.groups()
+    if num is not None:
+        return len(num) <= MAX_DIGITS and len(den) <= MAX_DIGITS
+    digits = len(whole) + len(frac or "")
+    return 0 < digits <= MAX_DIGITS and (exp is None or abs(int(exp)) <= MAX_DIGITS)
+
+
 @functools.lru_cache(maxsize=1 << 14)
 def _parse(x: str) -> Fraction:
     # Fractions are immutable, so one object per distinct string is safe to share;
     # a compiled network's tensors repeat a few strings ("0", "1") millions of times.
+    if not _number_size_ok(x):
+        shown = repr(x) if len(x) <= 60 else f"{x[:40]!r}... ({len(x)} characters)"
+        raise CertificateError(f"not a rational (\"p\", \"p/q\" or a decimal, at most "
+                               f"{MAX_DIGITS} digits each): {shown}")
     try:
         return Fraction(x)
     except (ValueError, ZeroDivisionError):

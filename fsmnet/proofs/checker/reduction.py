@@ -21,8 +21,12 @@ b0 = h0[reachable_pivots]:
 Then W A_w h0 = W P B_w b0 = W' Q B_w b0 = W' A'_w Q b0 = W' A'_w h0' for
 every word: equal score vectors, so equal first-argmax labels (the network's
 normalization is a positive factor, which changes no argmax).  ``invariant``
-then holds the fields of a ``box-invariant`` or ``zonotope-invariant``
-certificate about the reduced model, checked by that method's own module.
+then holds the fields proper to a ``box-invariant`` or ``zonotope-invariant``
+certificate about the reduced model (its ``method`` and what that method
+reads beyond the common fields: :data:`.schema.INVARIANT`), checked by that
+method's own module with the visible automaton, network and claim.  Nothing
+in ``invariant`` replaces a visible field; ``domain`` and ``rounding`` may be
+restated there, equal to the visible ones.
 Exact arithmetic only: a float32 run puts rounding mass on the dropped
 directions, so the rounding model must be ``exact``.
 """
@@ -34,6 +38,7 @@ from typing import Any
 
 from .core import CertificateError, _mat, _vec
 from .invariants import check_invariants
+from .schema import RESTATED
 from .zonotope import check_zonotopes
 
 
@@ -104,20 +109,42 @@ def check_reduction(model: dict[str, Any], red: dict[str, Any]) -> tuple[int, in
     return n, d
 
 
+# The inner methods a reduction feeds, by the certificate's (visible) domain.
+INNER = {"slice-box": ("box-invariant", check_invariants),
+         "chart-box": ("box-invariant", check_invariants),
+         "zonotope": ("zonotope-invariant", check_zonotopes)}
+
+
+def _inner_certificate(cert: dict[str, Any]) -> dict[str, Any]:
+    """The certificate of the inner method about the reduced model: the visible fields,
+    the inner method, and the invariant's own fields.  Nothing in ``invariant`` may
+    override a visible field: the schema (:data:`.schema.INVARIANT`) admits only the
+    inner method's own fields there, and those of :data:`.schema.RESTATED` must equal
+    the visible ones."""
+    inv, domain = cert["invariant"], cert["domain"]
+    if domain not in INNER:
+        raise CertificateError(f"reduced-invariant: unsupported domain {domain!r}")
+    if inv["method"] != INNER[domain][0]:
+        raise CertificateError(f"invariant.method: a {domain} invariant is checked by "
+                               f"{INNER[domain][0]}, not {inv['method']!r}")
+    for key in RESTATED:
+        if key in inv and inv[key] != cert[key]:
+            raise CertificateError(f"invariant.{key} {inv[key]!r} differs from the "
+                                   f"certificate's {key} {cert[key]!r}")
+    own = {k: v for k, v in inv.items() if k != "method" and k not in RESTATED}
+    inner = {k: v for k, v in cert.items() if k not in ("reduction", "invariant")}
+    clash = sorted(set(own) & set(inner))
+    if clash:  # the schema keeps them apart; this is the rule itself, stated once more
+        raise CertificateError(f"invariant may not restate {', '.join(clash)}")
+    return {**inner, **own, "method": inv["method"],
+            "network": {**cert["network"], "model": cert["reduction"]["model"]}}
+
+
 def check_reduced(cert: dict[str, Any]) -> str:
     """Re-check a ``reduced-invariant`` certificate; a one-line summary or CertificateError."""
-    red = cert["reduction"]
-    n, d = check_reduction(cert["network"]["model"], red)
-    inner = {k: v for k, v in cert.items() if k not in ("reduction", "invariant")}
-    inner.update(cert["invariant"])
-    inner["network"] = {**cert["network"], "model": red["model"]}
-    if inner.get("rounding") != "exact":
+    n, d = check_reduction(cert["network"]["model"], cert["reduction"])
+    inner = _inner_certificate(cert)
+    if inner["rounding"] != "exact":
         raise CertificateError("a reduction holds for exact arithmetic only")
-    method = inner.get("method")
-    if method == "box-invariant":
-        summary = check_invariants(inner)
-    elif method == "zonotope-invariant":
-        summary = check_zonotopes(inner)
-    else:
-        raise CertificateError(f"reduced-invariant: unsupported inner method {method!r}")
+    summary = INNER[cert["domain"]][1](inner)
     return f"valid: reduction H={n} -> d={d} checked; {summary.removeprefix('valid: ')}"
