@@ -17,7 +17,11 @@ from N with L*, :mod:`.extract`):
 With ``float32`` the claim is about the float32 reference execution
 (:mod:`fsmnet.nets.float32`) too, so before step 2 words are run in float32
 (:mod:`.float32_search`); a disagreement confirmed by the checker's independent
-float32 replay is a refutation (method ``float32-search``).
+float32 replay is a refutation (method ``float32-search``).  When no invariant
+closes (an invariant's float32 claim covers every summation order and exact
+arithmetic), the float32 states themselves are explored bit for bit
+(:mod:`fsmnet.proofs.float32_product`): a closed product proves the reference
+order only.
 """
 
 from __future__ import annotations
@@ -229,9 +233,6 @@ def certify(spec: Any, net: Network, *, float32: bool = False, certificate: str 
                                     "independent float32 replay")
             return done("refuted", "float32-search", counterexample=cex,
                         proved_length=len(cex.word) - 1)
-        proof = _float32_states(net, automaton, details, certificate, network_path)
-        if proof is not None:
-            return done(*proof)
     if product.status == "closed" and not float32:
         if certificate is not None:
             try:
@@ -249,6 +250,11 @@ def certify(spec: Any, net: Network, *, float32: bool = False, certificate: str 
             write_certificate(cert, certificate)
             details["certificate"] = certificate
         return done("proved", "box-invariant", domain=cert["domain"])
+    if float32:  # the weaker claim (the reference's order only) when no invariant closed
+        proof = _float32_states(net, automaton, details, certificate, network_path)
+        if proof is not None:
+            verdict, method, extras = proof
+            return done(verdict, method, **extras)
     affordable = _affordable(net, details)
     for word in filter(affordable, candidates):
         cex = confirm(net, automaton, word)

@@ -56,6 +56,7 @@ from .cones import check_cones
 from .core import CertificateError, check_network_file
 from .counts import check_counts
 from .decay import check_decay
+from .float32_states import check_float32_product
 from .invariants import check_invariants
 from .product import check_product
 from .reduction import check_reduced
@@ -81,6 +82,7 @@ METHODS: dict[str, tuple[Callable[[dict[str, Any]], str], bool]] = {
     "box-invariant": (check_invariants, True),
     "reduced-invariant": (check_reduced, True),
     "zonotope-invariant": (check_zonotopes, True),
+    "float32-product": (check_float32_product, True),
     "cascade-components": (check_components, True),
 }
 

@@ -159,7 +159,6 @@ SCHEMA = Tagged("method", {
     "reduced-invariant": Rec({**COMMON, "domain": STR, "rounding": STR,
                               "reduction": REDUCTION, "invariant": INVARIANT}),
     "cascade-components": Rec({**COMMON, "components": ("list", COMPONENT)}),
-    # Ready for the method of .float32_states, which METHODS does not list yet.
     "float32-product": Rec({**COMMON, "rounding": STR, "covers": STR,
                             "states": ("list", WORD),  # float32 bit patterns, 8 hex digits
                             "pairs": INT_TABLE, "transitions": INT_TABLE}),
