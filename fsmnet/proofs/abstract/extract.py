@@ -16,7 +16,16 @@ gives candidate words:
 A confirmed word is a counterexample to the *hypothesis*: it is fed back to
 L* (the equivalence oracle tries it before random words) and learning starts
 again, up to ``rounds`` hypotheses.  The last answer is reported;
-``details["rounds"]`` says what each round learned and which word refuted it.
+``details["rounds"]`` says what each round learned and which word refuted it,
+``details["hypothesis"]`` is the last hypothesis (a spec dict).
+
+Symbol indices are private to each alphabet: AALpy's machine comes back with
+its symbols sorted by name, the network keeps its own order.  So the learned
+machine is put in the network's order (:func:`~fsmnet.nets.alignment.align_alphabet`,
+by name) before any index meets the network, candidate words travel as symbol
+names, and a refutation is reported only after its word, by names, is run
+once more through the hypothesis and the network's exact reference evaluator
+and they differ (:func:`guard_refutation`).
 """
 
 from __future__ import annotations
@@ -31,11 +40,13 @@ import numpy as np
 from fsmnet.automata import Automaton
 from fsmnet.errors import BackendUnavailable
 from fsmnet.nets import Network
+from fsmnet.nets.alignment import align_alphabet
 
 
 def learn(net: Network, *, extra_words: Sequence[Sequence[str]] = (), walks: int = 500,
           seed: int = 0) -> Automaton:
-    """A Moore machine learned from ``net`` by L* (aalpy), minimized.
+    """A Moore machine learned from ``net`` by L* (aalpy), minimized, with its symbols
+    in the network's order (so that its indices are the network's).
 
     ``extra_words`` (symbol names) are offered to L* as counterexamples before
     ``walks`` random words of length 1..40."""
@@ -73,7 +84,8 @@ def learn(net: Network, *, extra_words: Sequence[Sequence[str]] = (), walks: int
 
     model = run_Lstar(alphabet, sul, WithWords(alphabet, sul), automaton_type="moore",
                       print_level=0)
-    return from_aalpy(model, name=f"L*({net.name or 'network'})").minimal()
+    learned = from_aalpy(model, name=f"L*({net.name or 'network'})").minimal()
+    return align_alphabet(learned, net)  # from_aalpy sorts the symbols by name
 
 
 def access_words(automaton: Automaton) -> dict[int, list[int]]:
@@ -91,11 +103,14 @@ def access_words(automaton: Automaton) -> dict[int, list[int]]:
 
 
 def drift_candidates(net: Network, automaton: Automaton, *, max_period: int = 2,
-                     power: int = 1024, limit: int = 128) -> list[list[int]]:
-    """Shortest float-disagreeing prefixes of p_q · u^n (module docstring), shortest
-    first; at most ``limit`` words are run.  Candidates only: confirm them exactly."""
+                     power: int = 1024, limit: int = 128) -> list[list[str]]:
+    """Shortest float-disagreeing prefixes of p_q · u^n (module docstring), as symbol
+    names, shortest first; at most ``limit`` words are run.  ``automaton`` may list
+    its symbols in any order (they are matched to the network's by name).
+    Candidates only: confirm them exactly."""
     from fsmnet.nets.alignment import label_map
 
+    automaton = align_alphabet(automaton, net)  # its indices are now the network's
     to_auto = np.array(label_map(net, automaton))
     out = np.asarray(automaton.output_ids)
     loops = [u for m in range(1, max_period + 1)
@@ -110,18 +125,72 @@ def drift_candidates(net: Network, automaton: Automaton, *, max_period: int = 2,
             word = np.array(prefix + list(u) * (power // len(u)), dtype=np.int64)
             bad = np.flatnonzero(to_auto[net.label_trace(word)] != out[automaton.trace(word)])
             if len(bad):
-                found.append([int(x) for x in word[:int(bad[0])]])
+                found.append(automaton.decode(int(x) for x in word[:int(bad[0])]))
     return sorted(found, key=len)
 
 
 def _confirmed_drift(net: Network, automaton: Automaton) -> Any:
+    """The first drift candidate on which the exact evaluator disagrees with
+    ``automaton`` (any symbol order), or None."""
     from fsmnet.proofs.verifier import confirm
 
+    automaton = align_alphabet(automaton, net)
     for word in drift_candidates(net, automaton):
-        cex = confirm(net, automaton, word)
+        cex = confirm(net, automaton, [int(x) for x in automaton.encode(word)])
         if cex is not None:
             return cex
     return None
+
+
+def rerun_by_names(net: Network, automaton: Automaton, word: Sequence[str]
+                   ) -> tuple[Any, Any]:
+    """(the automaton's label, the network's exact label) after ``word``, each run
+    by symbol names through its own alphabet (no shared index anywhere)."""
+    names = [str(x) for x in word]
+    return automaton.output_of(names), net.output_of(names, exact=True)
+
+
+def guard_refutation(net: Network, automaton: Automaton, result: Any) -> Any:
+    """``result`` unchanged unless it says "refuted" on a word where the automaton and
+    the network's exact reference evaluator agree (re-run by names): then "unknown",
+    with the proved length of an exact bounded exploration and a note in details.
+
+    A refutation is reported with the labels of this re-run, so the printed
+    "automaton says X, network says Y" is what the two really say."""
+    from dataclasses import replace
+
+    from fsmnet.proofs.abstract.bounded import bounded_exploration
+    from fsmnet.proofs.verifier import Counterexample
+
+    def disagreement(word: Sequence[str]) -> Counterexample | None:
+        expected, got = rerun_by_names(net, automaton, word)
+        if type(got) is type(expected) and got == expected:
+            return None
+        return Counterexample(word=[str(x) for x in word], expected=expected, got=got)
+
+    if result.verdict != "refuted" or result.counterexample is None:
+        return result
+    word = [str(x) for x in result.counterexample.word]
+    cex = disagreement(word)
+    if cex is not None:
+        return replace(result, counterexample=cex)
+    details = dict(result.details)
+    details["note"] = (f"a {result.method} refutation by {' '.join(word)!r} was withdrawn: "
+                       "re-run by symbol names, the automaton and the exact network agree "
+                       "there")
+    aligned = align_alphabet(automaton, net)
+    bounded = bounded_exploration(net, aligned)
+    if bounded.word is not None:  # a shortest disagreement, checked by names as above
+        cex = disagreement(aligned.decode(bounded.word))
+        if cex is not None:
+            return replace(result, method="bounded", counterexample=cex,
+                           proved_length=bounded.proved_length, details=details)
+    details["bounded"] = (f"exact exploration by length, equal states merged: "
+                          f"{bounded.pairs} distinct pairs"
+                          + (" (closed: every length agrees exactly)" if bounded.closed
+                             else ""))
+    return replace(result, verdict="unknown", counterexample=None,
+                   proved_length=bounded.proved_length, details=details)
 
 
 def certify_extracted(net: Network, *, float32: bool, certificate: str | None,
@@ -158,6 +227,8 @@ def certify_extracted(net: Network, *, float32: bool, certificate: str | None,
             break
         words.append(word)
     assert automaton is not None
+    result = guard_refutation(net, automaton, result)
     result.details["learned"] = f"{automaton.n_states} states (L*, aalpy)"
     result.details["rounds"] = trail
+    result.details["hypothesis"] = automaton.to_dict()
     return replace(result, seconds=time.perf_counter() - start)
