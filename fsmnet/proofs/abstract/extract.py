@@ -115,7 +115,7 @@ def drift_candidates(net: Network, automaton: Automaton, *, max_period: int = 2,
     out = np.asarray(automaton.output_ids)
     loops = [u for m in range(1, max_period + 1)
              for u in product(range(automaton.n_symbols), repeat=m)]
-    found: list[list[int]] = []
+    found: list[list[str]] = []
     runs = 0
     for prefix in access_words(automaton).values():
         for u in loops:
