@@ -78,7 +78,8 @@ def run_checked(spec: str, *, length: int, net_path: str | None = None,
     rng = np.random.default_rng(seed)
     q, h = automaton.initial, None
     correct, seconds, done = 0, 0.0, 0
-    used_backend, used_path = backend, ""
+    used_backend: str = backend
+    used_path = ""
     bar = None
     if progress:
         from tqdm import tqdm

@@ -95,9 +95,9 @@ def _build(net: Network) -> Float32Program:
         return Float32Program("select", (), (), np.zeros(0, np.float32), select)
     sem: Any = net.semantics
     if net.arch == "bilinear-block":
-        mats = tuple(_rounded(m) for m in sem.matrices(net, False))
+        blocks = tuple(_rounded(m) for m in sem.matrices(net, False))
         h0 = tuple(_rounded(_direction(h)) for h in sem.initial_state(net, False))
-        return Float32Program("block", mats, h0, _rounded(net.params["readout"]))
+        return Float32Program("block", blocks, h0, _rounded(net.params["readout"]))
     mats = _rounded(sem.matrices(net, True), sem.matrices(net, False))
     readout = _rounded(sem.readout_matrix(net, True), sem.readout_matrix(net, False))
     return Float32Program("linear", (mats,), (_rounded(_direction(net.params["h0"])),), readout)

@@ -32,9 +32,9 @@ import numpy as np
 from fsmnet.automata import Automaton
 from fsmnet.nets import Network
 from fsmnet.nets.alignment import label_map
+from fsmnet.proofs.checker.schema import COVERS
 
-FLOAT32_COVERS = ("the float32 reference step (docs/formats.md): fsmnet run --float32 and the "
-                  "torch modules' labels on a CPU; not exact arithmetic, not other orders")
+FLOAT32_COVERS = COVERS["float32-reference"]
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,8 @@ def explore_float32(net: Network, automaton: Automaton, *, max_pairs: int = 100_
     h0, over = _start(prog.h0[0], False)
     states: list[np.ndarray] = [h0]
     index = {h0.tobytes(): 0}
-    pairs = [(0, automaton.initial)]
+    assert automaton.initial is not None
+    pairs = [(0, int(automaton.initial))]
     seen = {pairs[0]: 0}
     parent: list[tuple[int, int]] = [(-1, -1)]
     if over or to_auto[label_of(readout, h0)] != outputs[automaton.initial]:

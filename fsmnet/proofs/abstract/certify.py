@@ -152,6 +152,7 @@ def prove_invariant(net: Network, automaton: Automaton, *, float32: bool = False
     from fsmnet.proofs.abstract.search import sample_states
     from fsmnet.proofs.certificate import _common, network_model
     from fsmnet.proofs.checker import CertificateError, check_certificate
+    from fsmnet.proofs.checker.schema import COVERS
 
     ref = archs.get(net.arch).abstract_transformer
     if ref is None:
@@ -177,6 +178,8 @@ def prove_invariant(net: Network, automaton: Automaton, *, float32: bool = False
         for body, why in domain.candidates(target, automaton, states, right, float32=float32):
             if body is None:
                 continue
+            if body.get("rounding") in COVERS:  # the float32 claim says what it covers
+                body = {**body, "covers": COVERS[body["rounding"]]}
             cert = {**common, **body} if red is None else reduced_certificate(common, body, red)
             try:
                 summary = check_certificate(cert)
@@ -249,6 +252,8 @@ def certify(spec: Any, net: Network, *, float32: bool = False, certificate: str 
         if certificate is not None:
             write_certificate(cert, certificate)
             details["certificate"] = certificate
+        if "covers" in cert:
+            details["covers"] = cert["covers"]
         return done("proved", "box-invariant", domain=cert["domain"])
     if float32:  # the weaker claim (the reference's order only) when no invariant closed
         proof = _float32_states(net, automaton, details, certificate, network_path)

@@ -60,7 +60,7 @@ from .float32_states import check_float32_product
 from .invariants import check_invariants
 from .product import check_product
 from .reduction import check_reduced
-from .schema import CLAIMS, SCHEMA, parse_certificate, validate
+from .schema import CLAIMS, COVERS, SCHEMA, parse_certificate, validate
 from .witness import check_witness
 from .zonotope import check_zonotopes
 
@@ -112,6 +112,10 @@ def check_certificate(cert: Any, network_path: str | None = None) -> str:
     if claim is not None and cert["claim"] != claim:
         raise CertificateError(f"claim: a {cert['method']} certificate proves {claim!r}, "
                                f"not {cert['claim']!r}")
+    covers = COVERS.get(cert.get("rounding"))  # type: ignore[arg-type]
+    if cert.get("covers") != covers:
+        raise CertificateError(f"covers: a {cert.get('rounding')!r} certificate covers "
+                               f"{covers!r}, not {cert.get('covers')!r}")
     check, about_network = METHODS[cert["method"]]
     try:
         summary = check(cert)
@@ -119,7 +123,7 @@ def check_certificate(cert: Any, network_path: str | None = None) -> str:
             check_network_file(cert, network_path)
     except (KeyError, TypeError, IndexError) as exc:
         raise CertificateError(f"malformed certificate ({type(exc).__name__}: {exc})") from None
-    return summary
+    return summary if covers is None else f"{summary}; covers {covers}"
 
 
 def main(argv: list[str]) -> int:

@@ -70,6 +70,19 @@ CLAIMS = {"exact-product": CLAIM, "cone-invariant": CLAIM, "count-abstraction": 
           "cascade-components": CLAIM, "float32-product": CLAIM,
           "belief-tracking": BELIEF_CLAIM}
 
+# What a float32 claim covers, by rounding model: the certificate states it in ``covers``
+# (checked equal), so a reader of the file sees which executors the proof is about.
+COVERS = {
+    "float32-step": ("float32, any summation order: the float32 reference step "
+                     "(docs/formats.md) and every executor that sums each dot product in "
+                     "any order, with or without FMA; and exact arithmetic"),
+    "float32-select": ("float32, any evaluation order: max and min select among float32 "
+                       "values, so every float32 run is the exact run"),
+    "float32-reference": ("the float32 reference step (docs/formats.md): fsmnet run "
+                          "--float32 and the torch modules' labels on a CPU; not exact "
+                          "arithmetic, not other orders"),
+}
+
 ELEMENT = ("int-map", NUM)  # Σ_k q_k ζ^k as {k: q_k}
 UNIT = Tagged("kind", {
     "scalar": Rec({"level": INT, "size": INT, "r": MAT, "s": MAT, "x0": VEC}),
@@ -103,13 +116,13 @@ BOXES = {"rounding": STR, "initial_box": INT, "successors": INT_TABLE,
 
 # The fields proper to each invariant (besides the common ones), required and optional.
 SLICE = ({**BOXES, "phi": VEC, "multipliers": ("list", Rec({"steps": MAT, "readout": VEC}))},
-         {"inflation": REAL, "model32": MODEL32})
+         {"inflation": REAL, "model32": MODEL32, "covers": STR})
 CHART = ({**BOXES, "basis": MAT, "basis_inverse": MAT, "pivot": INT},
-         {"inflation": REAL, "model32": MODEL32})
+         {"inflation": REAL, "model32": MODEL32, "covers": STR})
 ZONOTOPE = ({"rounding": STR, "phi": VEC, "pivot": INT, "extra": MAT, "coefficients": MATS,
              "initial_zonotope": INT, "successors": INT_TABLE,
              "zonotopes": ("list", Rec({"state": INT, "center": VEC, "scale": VEC}))},
-            {"model32": MODEL32})
+            {"model32": MODEL32, "covers": STR})
 
 
 def _inner(fields: tuple[dict[str, Any], dict[str, Any]]) -> Rec:
@@ -153,7 +166,7 @@ SCHEMA = Tagged("method", {
     "box-invariant": Tagged("domain", {
         "slice-box": Rec({**COMMON, **SLICE[0]}, SLICE[1]),
         "chart-box": Rec({**COMMON, **CHART[0]}, CHART[1]),
-        "minmax-box": Rec({**COMMON, **BOXES}),
+        "minmax-box": Rec({**COMMON, **BOXES}, {"covers": STR}),
     }),
     "zonotope-invariant": Rec({**COMMON, "domain": STR, **ZONOTOPE[0]}, ZONOTOPE[1]),
     "reduced-invariant": Rec({**COMMON, "domain": STR, "rounding": STR,
