@@ -2,12 +2,12 @@
 
 Executors: ``Network.to_torch()`` (the torch module's ``forward``), ``fsmnet run
 --float32`` (fsmnet.gpu.checked.run_checked) and the reference itself, on 10^5
-random symbols per architecture, for compiled networks and for networks whose
-every weight was perturbed (so labels are not trivially right).  The independent
-oracle for the first 1,500 symbols of each linear network is the struct emulation
-of tests/test_float32_reference.py; for the max-min families it is the exact
-(Fraction-free, selection-only) float64 evaluator, which float32 cannot differ from
-on float32-valued weights.
+random and adversarial symbols (long repetitions) per architecture, for compiled
+networks and for networks whose every weight was perturbed (so labels are not
+trivially right).  Independent oracles for the first 1,500 symbols: the struct
+emulation of tests/test_float32_reference.py for the linear families; for the
+max-min families the float64 evaluator, which float32 cannot differ from on
+float32-valued weights (max and min only select).
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ LENGTH = 100_000
 CASES = [("parity", "bilinear-full"), ("modadd:3", "bilinear-cp"),
          ("symmetric:3", "bilinear-block"), ("modadd:5", "bilinear-r2"),
          ("parity", "bilinear-real-diag"), ("atleast:3", "bilinear-positive-diag"),
-         ("flipflop", "minmax-dense"), ("symmetric:3", "deltaproduct"),
+         ("flipflop", "minmax-dense"), ("contains:aba", "minmax-cascade"),
+         ("flipflop", "minmax-scalar"), ("symmetric:3", "deltaproduct"),
          ("cyclic:3", "fixed-point")]
 SELECT = ("minmax-dense", "minmax-cascade", "minmax-scalar")
 
@@ -48,13 +49,22 @@ def _perturbed(net: fsmnet.nets.Network, seed: int) -> fsmnet.nets.Network:
     return net.with_params(**out)
 
 
-@pytest.mark.parametrize(("spec", "arch"), CASES)
-@pytest.mark.parametrize("perturb", [False, True])
-def test_torch_run_and_reference_agree_on_1e5_symbols(spec, arch, perturb):
+def _adversarial_word(n_symbols: int, seed: int) -> np.ndarray:
+    """10^5 symbols: random ones, then long repetitions of every letter and of every
+    pair (a drifting letter goes wrong only after many repeats)."""
+    rng = np.random.default_rng(seed)
+    loops = [np.tile(u, 20_000 // (len(u) * n_symbols * n_symbols)) for u in
+             [[a] for a in range(n_symbols)] + [[a, b] for a in range(n_symbols)
+                                                for b in range(n_symbols) if a != b]]
+    head = rng.integers(0, n_symbols, LENGTH - sum(map(len, loops)))
+    return np.concatenate([head, *loops]).astype(np.int64)
+
+
+def _agree(spec: str, arch: str, perturb: bool, length: int) -> None:
     net = fsmnet.compile(spec, arch)
     if perturb:
         net = _perturbed(net, 5)
-    word = np.random.default_rng(11).integers(0, len(net.symbols), LENGTH)
+    word = _adversarial_word(len(net.symbols), 11)[-length:]
     ref = float32_trace(net, word)
     got = net.to_torch()(torch.tensor(word[None, :])).numpy()[0]
     assert np.array_equal(got, ref)
@@ -62,6 +72,26 @@ def test_torch_run_and_reference_agree_on_1e5_symbols(spec, arch, perturb):
         assert ref[:1501].tolist() == emulated_trace(*_as_lists(net), word[:1500].tolist())[0]
     else:
         assert np.array_equal(ref[:1501], net.label_trace(word[:1500]))
+
+
+# The cascades' reference and torch port are Python step loops (about 10^4 symbols
+# a second): 2·10^4 symbols by default, 10^5 in the slow twin.
+CASCADES = ("minmax-cascade", "minmax-scalar")
+
+
+# Perturbed weights for the linear families only: max and min select, so perturbing
+# a max-min network exercises no new rounding.
+@pytest.mark.parametrize(("spec", "arch", "perturb"),
+                         [(*c, False) for c in CASES] + [(*c, True) for c in CASES
+                                                         if c[1] not in SELECT])
+def test_torch_run_and_reference_agree_on_1e5_symbols(spec, arch, perturb):
+    _agree(spec, arch, perturb, 20_000 if arch in CASCADES else LENGTH)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("spec", "arch"), [c for c in CASES if c[1] in CASCADES])
+def test_cascades_agree_on_1e5_symbols(spec, arch):
+    _agree(spec, arch, False, LENGTH)
 
 
 @pytest.mark.parametrize(("spec", "arch"), [("parity", "bilinear-full"),
