@@ -16,7 +16,7 @@ deltaproduct, fixed-point with its solved matrix)
     (the model a certificate states), R32 likewise;
     h_0 = fl32(fl64(h0 / max_i |h0_i|)), the direction of the file's h0 (a
     positive rescaling changes no label, and this one cannot overflow);
-    g_i = (((A32[i,0]·h_0) + A32[i,1]·h_1) + ...) left to right, every
+    g_i = ((0 + A32[i,0]·h_0) + A32[i,1]·h_1) + ... left to right, every
     product and sum rounded to float32 (no fused multiply-add);
     h' = g_i / max_i |g_i| (float32 division; the zero vector stays zero);
     scores s_c = the same left-to-right dot product of R32[c] and h;
@@ -162,37 +162,23 @@ def _start(h0: np.ndarray, over: bool) -> tuple[np.ndarray, bool]:
 
 
 # ---------------------------------------------------------------- block
-def _dot32(a: np.ndarray, h: np.ndarray) -> np.ndarray:
-    """Σ_j a[..., j] h[j] left to right, every operation rounded to float32."""
-    acc = a[..., 0] * h[0]
-    for j in range(1, len(h)):
-        acc = acc + a[..., j] * h[j]
-    return acc
-
-
 def _block(prog: Float32Program, state: Any, over: bool, word: np.ndarray
            ) -> tuple[np.ndarray, Any, bool]:
-    from fsmnet.nets.float32_kernels import normalize32
+    from fsmnet.nets.float32_kernels import block_trace
 
+    sizes = np.array([len(h) for h in prog.h0], dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
     if state is None:
         started = [_start(h, over) for h in prog.h0]
-        state, over = [h for h, _ in started], over or any(o for _, o in started)
+        state = np.concatenate([h for h, _ in started]).astype(np.float32)
+        over = over or any(o for _, o in started)
+    flat = [m.ravel() for m in prog.matrices]  # each (S, b, b), symbol-major
+    moffsets = np.concatenate([[0], np.cumsum([len(m) for m in flat])[:-1]]).astype(np.int64)
     out = np.empty(len(word) + 1, dtype=np.int64)
-    hs = [np.array(h, dtype=np.float32) for h in state]
-    with np.errstate(all="ignore"):
-        for t in range(len(word) + 1):
-            if t:
-                gs = [_dot32(m[word[t - 1]], h) for m, h in zip(prog.matrices, hs)]
-                over = over or not all(np.all(np.isfinite(g)) for g in gs)
-                hs = gs if over else [normalize32(g) for g in gs]
-            if over:
-                out[t] = OVERFLOW
-                continue
-            scores = prog.readout
-            for h in reversed(hs):
-                scores = _dot32(scores, h)
-            out[t] = int(np.argmax(scores)) if np.all(np.isfinite(scores)) else OVERFLOW
-    return out, hs, over
+    h = np.array(state, dtype=np.float32)
+    over = bool(block_trace(np.concatenate(flat), moffsets, starts, sizes,
+                            np.ascontiguousarray(prog.readout.ravel()), word, h, over, out))
+    return out, h, over
 
 
 # ---------------------------------------------------------------- select

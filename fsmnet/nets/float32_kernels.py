@@ -91,3 +91,61 @@ def step_state(mats: np.ndarray, symbol: int, h: np.ndarray, out: np.ndarray) ->
 def label_of(readout: np.ndarray, h: np.ndarray) -> int:
     """The float32 label of state ``h`` (OVERFLOW if a score is not finite)."""
     return _label(readout, h, np.empty(readout.shape[0], dtype=np.float32))
+
+
+@njit(cache=True)
+def _contract(cur: np.ndarray, h: np.ndarray, start: int, size: int) -> np.ndarray:
+    """cur viewed as (len/size, size), each row dotted with h[start:start+size] left to
+    right from 0 in float32."""
+    out = np.empty(cur.shape[0] // size, dtype=np.float32)
+    for k in range(out.shape[0]):
+        s = np.float32(0.0)
+        for j in range(size):
+            s = s + cur[k * size + j] * h[start + j]
+        out[k] = s
+    return out
+
+
+@njit(cache=True)
+def _block_label(readout: np.ndarray, h: np.ndarray, starts: np.ndarray,
+                 sizes: np.ndarray) -> int:
+    cur = readout
+    for i in range(sizes.shape[0] - 1, -1, -1):  # the last block first
+        cur = _contract(cur, h, starts[i], sizes[i])
+    best = 0
+    for c in range(cur.shape[0]):
+        if not np.isfinite(cur[c]):
+            return OVERFLOW
+        if cur[c] > cur[best]:
+            best = c
+    return best
+
+
+@njit(cache=True)
+def block_trace(mats: np.ndarray, moffsets: np.ndarray, starts: np.ndarray, sizes: np.ndarray,
+                readout: np.ndarray, word: np.ndarray, h: np.ndarray, overflowed: bool,
+                out: np.ndarray) -> bool:
+    """The block program: block i's matrix for symbol a, row r, column c is
+    mats[moffsets[i] + (a·b + r)·b + c] (b = sizes[i]); its state is h[starts[i]:+b].
+    Each block is normalized by its own largest entry."""
+    over = overflowed
+    out[0] = OVERFLOW if over else _block_label(readout, h, starts, sizes)
+    for t in range(word.shape[0]):
+        a = word[t]
+        for i in range(sizes.shape[0]):
+            if over:
+                break
+            b, so = sizes[i], starts[i]
+            g = np.empty(b, dtype=np.float32)
+            for r in range(b):
+                s = np.float32(0.0)
+                base = moffsets[i] + (a * b + r) * b
+                for c in range(b):
+                    s = s + mats[base + c] * h[so + c]
+                g[r] = s
+                if not np.isfinite(s):
+                    over = True
+            if not over:
+                h[so:so + b] = normalize32(g)
+        out[t + 1] = OVERFLOW if over else _block_label(readout, h, starts, sizes)
+    return over
