@@ -1,11 +1,12 @@
 """The float32 reference step (fsmnet.nets.float32) against an independent emulation.
 
-Oracle: ``emulated_trace`` below, written here in pure Python.  float32
-arithmetic is emulated with float64 operations and ``struct`` rounding, which is
-exact for one +, −, × or ÷ of two float32 values (53 ≥ 2·24 + 2 bits, so the
-double result rounds to float32 as the exact result would; Figueroa 1995).  It
-follows the order docs/formats.md specifies, left-to-right dot products, and
-compares labels and the final state bit for bit with the Numba loop.
+Oracle: the checker's standard-library replay (fsmnet/proofs/checker/float32_replay.py,
+no numpy, no Numba), which derives A32, R32 and h_0 from the exact model itself.
+float32 arithmetic is emulated with float64 operations and ``struct`` rounding,
+which is exact for one +, −, × or ÷ of two float32 values (53 ≥ 2·24 + 2 bits, so
+the double result rounds to float32 as the exact result would; Figueroa 1995).
+It follows the order docs/formats.md specifies, and labels and the final state
+are compared bit for bit with the Numba loop.
 """
 
 from __future__ import annotations
@@ -21,48 +22,22 @@ from hypothesis import strategies as st
 
 import fsmnet
 from fsmnet.nets import Network
-from fsmnet.nets.float32 import OVERFLOW, Float32Run, float32_trace, program
+from fsmnet.nets.float32 import OVERFLOW, Float32Run, float32_trace
+from fsmnet.proofs.certificate_models import linear_model
+from fsmnet.proofs.checker.float32_replay import label, model32, step
 
 
-def f32(x: float) -> float:
-    """Round a double to float32; inf past the largest float32 (IEEE overflow)."""
-    try:
-        return struct.unpack("f", struct.pack("f", x))[0]
-    except OverflowError:
-        return math.copysign(math.inf, x)
-
-
-def _dot(row: list[float], h: list[float]) -> float:
-    s = 0.0
-    for a, x in zip(row, h):
-        s = f32(s + f32(a * x))
-    return s
-
-
-def _norm(g: list[float]) -> list[float]:
-    m = max(abs(x) for x in g)
-    return g if m == 0 else [f32(x / m) for x in g]
-
-
-def emulated_trace(mats: list, readout: list, h0: list, word: list[int]) -> tuple[list, list]:
-    """(labels, final state) of the float32 linear step, by struct emulation."""
-    def label(h: list[float]) -> int:
-        scores = [_dot(r, h) for r in readout]
-        if not all(math.isfinite(s) for s in scores):
-            return OVERFLOW
-        return max(range(len(scores)), key=lambda c: (scores[c], -c))
-
-    top = max(abs(Fraction(x)) for x in h0)  # h0 enters as its exact direction
-    h = [f32(float(Fraction(x) / top)) if top else 0.0 for x in h0]
+def emulated_trace(net: Network, word: list[int]) -> tuple[list[int], list[float]]:
+    """(labels, final state) of the float32 linear step, by the checker's struct emulation
+    from the exact model (A32, R32 and h_0 derived there, not taken from the reference)."""
+    mats, readout, h = model32(linear_model(net))
     over = not all(math.isfinite(x) for x in h)
-    h = h if over else _norm(h)
-    out = [OVERFLOW if over else label(h)]
+    out = [OVERFLOW if over else label(readout, h)]
     for a in word:
-        if not over:
-            g = [_dot(r, h) for r in mats[a]]
-            over = not all(math.isfinite(x) for x in g)
-            h = h if over else _norm(g)
-        out.append(OVERFLOW if over else label(h))
+        nxt = None if over else step(mats[a], h)
+        over = nxt is None
+        h = h if nxt is None else nxt
+        out.append(OVERFLOW if over else label(readout, h))
     return out, h
 
 
@@ -71,12 +46,6 @@ def _linear_net(mats: np.ndarray, readout: np.ndarray, h0: np.ndarray) -> Networ
                                                  "h0": h0, "readout": readout},
                    symbols=[str(i) for i in range(len(mats))],
                    labels=list(range(len(readout))), name="random")
-
-
-def _as_lists(net: Network) -> tuple[list, list, list]:
-    p = program(net)
-    return (p.matrices[0].astype(np.float64).tolist(), p.readout.astype(np.float64).tolist(),
-            net.params["h0"].tolist())
 
 
 @settings(max_examples=25, deadline=None)
@@ -89,7 +58,7 @@ def test_reference_equals_the_struct_emulation_bit_for_bit(seed, hidden, scale):
     net = _linear_net(mats, rng.standard_normal((3, hidden)) * scale,
                       rng.standard_normal(hidden))
     word = rng.integers(0, 2, 300).tolist()
-    want, state = emulated_trace(*_as_lists(net), word)
+    want, state = emulated_trace(net, word)
     run = Float32Run(net)
     got = run.labels(word, include_start=True)
     assert got.tolist() == want
@@ -121,7 +90,7 @@ def test_a_readout_near_float32_max_overflows_the_scores():
     net = _parity()
     big = _parity(readout=np.asarray(net.params["readout"]) * 3e38 + 3e38)
     got = float32_trace(big, [0, 1, 1])
-    assert got.tolist() == emulated_trace(*_as_lists(big), [0, 1, 1])[0]
+    assert got.tolist() == emulated_trace(big, [0, 1, 1])[0]
     assert set(got.tolist()) == {OVERFLOW}
 
 
@@ -145,7 +114,7 @@ def test_an_h0_beyond_float32_range_enters_as_its_direction():
 def test_subnormal_states_are_kept():
     """Gradual underflow: a state of 1e-40 (subnormal in float32) still normalizes to 1."""
     net = _linear_net(np.array([[[1e-40]]]), np.array([[1.0], [-1.0]]), np.array([1.0]))
-    assert float32_trace(net, [0, 0]).tolist() == emulated_trace(*_as_lists(net), [0, 0])[0]
+    assert float32_trace(net, [0, 0]).tolist() == emulated_trace(net, [0, 0])[0]
     assert float32_trace(net, [0, 0]).tolist() == [0, 0, 0]
 
 
