@@ -11,7 +11,6 @@ are compared bit for bit with the Numba loop.
 
 from __future__ import annotations
 
-import math
 import struct
 from fractions import Fraction
 
@@ -24,21 +23,13 @@ import fsmnet
 from fsmnet.nets import Network
 from fsmnet.nets.float32 import OVERFLOW, Float32Run, float32_trace
 from fsmnet.proofs.certificate_models import linear_model
-from fsmnet.proofs.checker.float32_replay import label, model32, step
+from fsmnet.proofs.checker.float32_replay import replay
 
 
 def emulated_trace(net: Network, word: list[int]) -> tuple[list[int], list[float]]:
     """(labels, final state) of the float32 linear step, by the checker's struct emulation
     from the exact model (A32, R32 and h_0 derived there, not taken from the reference)."""
-    mats, readout, h = model32(linear_model(net))
-    over = not all(math.isfinite(x) for x in h)
-    out = [OVERFLOW if over else label(readout, h)]
-    for a in word:
-        nxt = None if over else step(mats[a], h)
-        over = nxt is None
-        h = h if nxt is None else nxt
-        out.append(OVERFLOW if over else label(readout, h))
-    return out, h
+    return replay(linear_model(net), word)
 
 
 def _linear_net(mats: np.ndarray, readout: np.ndarray, h0: np.ndarray) -> Network:

@@ -86,8 +86,8 @@ def label(readout: list[list[float]], h: list[float]) -> int:
     return _label(readout, h)
 
 
-def replay_labels(model: dict[str, Any], word: list[int]) -> list[int]:
-    """The float32 label after every prefix of ``word`` (symbol indices)."""
+def replay(model: dict[str, Any], word: list[int]) -> tuple[list[int], list[float]]:
+    """(the float32 label after every prefix of ``word``, the last finite state)."""
     mats, readout, h = model32(model)
     over = not all(math.isfinite(x) for x in h)
     out = [OVERFLOW if over else _label(readout, h)]
@@ -96,4 +96,9 @@ def replay_labels(model: dict[str, Any], word: list[int]) -> list[int]:
         over = nxt is None
         h = h if nxt is None else nxt
         out.append(OVERFLOW if over else _label(readout, h))
-    return out
+    return out, h
+
+
+def replay_labels(model: dict[str, Any], word: list[int]) -> list[int]:
+    """The float32 label after every prefix of ``word`` (symbol indices)."""
+    return replay(model, word)[0]
