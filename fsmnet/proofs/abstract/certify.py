@@ -60,7 +60,7 @@ class CertifyResult:
                 "counterexample": None if cex is None else
                 {"word": cex.word, "expected": cex.expected, "got": cex.got},
                 "proved_length": self.proved_length, "domain": self.domain,
-                "seconds": round(self.seconds, 3)}
+                "covers": self.details.get("covers"), "seconds": round(self.seconds, 3)}
 
 
 def _rights(net: Network, automaton: Automaton) -> dict[int, int] | None:
