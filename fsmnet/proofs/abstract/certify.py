@@ -4,7 +4,9 @@ Order of work, for a network N and the minimal automaton A (given, or learned
 from N with L*, :mod:`.extract`):
 
 1. a short exact product exploration (a proof if N's exact states close, as
-   for compiled networks; a shortest counterexample if one is met);
+   for compiled networks; a shortest counterexample if one is met); if it does
+   not close, the same exploration of N's minimal linear representation
+   (:mod:`.minimal_linear`, exact claims only: method ``reduced-product``);
 2. clouds of float states per automaton state (:mod:`.search`); float
    disagreements are candidates, confirmed exactly before being reported;
 3. the architecture's abstract domain (the registry's ``abstract_transformer``):
@@ -144,6 +146,36 @@ def _float32_states(net: Network, automaton: Automaton, details: dict[str, Any],
     return "proved", "float32-product", {"domain": "float32-states"}
 
 
+def _reduced_product(net: Network, automaton: Automaton, details: dict[str, Any],
+                     certificate: str | None, network_path: str | None, max_states: int
+                     ) -> tuple[Verdict, str, dict[str, Any]] | None:
+    """(verdict, method, extras) from the exact product of the minimal linear
+    representation (:func:`.minimal_linear.reduced_product`: exact claims only), or
+    None when the network does not reduce or that product does not close either.
+    A disagreement there is one of the network too (same scores on every word),
+    confirmed on the network itself before it refutes."""
+    from fsmnet.proofs.abstract.minimal_linear import reduce_network, reduced_product
+    from fsmnet.proofs.certificate import write_certificate
+    from fsmnet.proofs.verifier import confirm
+
+    found = reduce_network(net)
+    if found is None:
+        return None
+    cert, word, why = reduced_product(net, automaton, found, network_path=network_path,
+                                      max_states=_product_budget(found[1], max_states))
+    details["reduced_product"] = why
+    cex = None if word is None else confirm(net, automaton, word)
+    if cex is not None and word is not None:
+        return "refuted", "reduced-product", {"counterexample": cex,
+                                              "proved_length": len(word) - 1}
+    if cert is None:
+        return None
+    if certificate is not None:
+        write_certificate(cert, certificate)
+        details["certificate"] = certificate
+    return "proved", "reduced-product", {"domain": "exact-states"}
+
+
 def prove_invariant(net: Network, automaton: Automaton, *, float32: bool = False,
                     network_path: str | None = None, seed: int = 0
                     ) -> tuple[dict[str, Any] | None, str, list[list[int]]]:
@@ -245,6 +277,10 @@ def certify(spec: Any, net: Network, *, float32: bool = False, certificate: str 
             except (FsmnetError, TypeError) as exc:
                 details["certificate_error"] = str(exc)
         return done("proved", "exact-product", domain="exact-states")
+    reduced = None if float32 else _reduced_product(net, automaton, details, certificate,
+                                                    network_path, max_states)
+    if reduced is not None:  # proved (its exact states closed) or a confirmed refutation
+        return done(reduced[0], reduced[1], **reduced[2])
     cert, why, candidates = prove_invariant(net, automaton, float32=float32,
                                             network_path=network_path, seed=seed)
     details["invariant"] = why

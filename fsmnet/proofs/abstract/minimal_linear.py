@@ -37,6 +37,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from math import gcd
 from typing import Any
 
 import numpy as np
@@ -260,8 +261,32 @@ def reduce_network(net: Any) -> tuple[Reduction, Any] | None:
     The exact work stops after REDUCE_SECONDS (then None: the search runs on the
     network itself).  The reduced network is a ``bilinear-full`` net with the float roundings of the
     reduced weights for the float search; its *exact* matrices and readout are
-    seeded with the exact reduction, so the domains read exact weights.
+    seeded with the exact reduction, so the domains read exact weights.  Its h0
+    is the positive integer multiple of h0' with coprime entries when those fit
+    a float64 exactly (every state is normalized, so a positive factor changes no
+    state and no label): then its exact start is normalize(h0') itself.
+
+    Computed once per network (certify asks for it twice: before the reduced
+    product and before the invariant search).
     """
+    result: tuple[Reduction, Any] | None = net.cached("minimal_linear_reduction",
+                                                      lambda: _reduce_network(net))
+    return result
+
+
+def _integral(v: Vec) -> list[int] | None:
+    """The positive multiple of ``v`` with coprime integer entries, or None when an
+    entry would not be a float64 exactly (|x| ≥ 2^53)."""
+    scale = 1
+    for x in v:
+        scale = scale * x.denominator // gcd(scale, x.denominator)
+    ints = [int(x * scale) for x in v]
+    common = gcd(*ints)
+    ints = [i // common for i in ints] if common else ints
+    return ints if all(abs(i) < 2**53 for i in ints) else None
+
+
+def _reduce_network(net: Any) -> tuple[Reduction, Any] | None:
     from fsmnet.nets import Network
     from fsmnet.nets.linear import LinearRecurrence
 
@@ -285,7 +310,7 @@ def reduce_network(net: Any) -> tuple[Reduction, Any] | None:
     w = np.array([[[float(red.matrices[a][i][j]) for a in range(len(red.matrices))]
                    for j in range(red.dim)] for i in range(red.dim)])
     small = Network(arch="bilinear-full", params={
-        "W": w, "h0": np.array([float(x) for x in red.h0]),
+        "W": w, "h0": np.array([float(x) for x in _integral(red.h0) or red.h0]),
         "readout": np.array([[float(x) for x in row] for row in red.readout])},
         symbols=net.symbols, labels=net.labels, name=f"{net.name} (reduced)")
     exact = np.empty((len(red.matrices), red.dim, red.dim), dtype=object)
@@ -319,8 +344,62 @@ def reduction_record(red: Reduction) -> dict[str, Any]:
 def reduced_certificate(common: dict[str, Any], body: dict[str, Any], red: Reduction
                         ) -> dict[str, Any]:
     """A ``reduced-invariant`` certificate: the network's own model (in ``common``),
-    the reduction, and the invariant ``body`` found for the reduced system."""
+    the reduction, and the invariant ``body`` found for the reduced system (a box or
+    zonotope invariant, or the closed exact product of :func:`reduced_product`)."""
     inner = {"method": common["method"], **body}
     return {**common, "method": "reduced-invariant", "domain": body["domain"],
             "rounding": body.get("rounding", "exact"),
             "reduction": reduction_record(red), "invariant": inner}
+
+
+def _explores_exactly(red: Reduction, small: Any) -> bool:
+    """Whether the exact run of ``small`` is the reduced system's: its exact start is
+    normalize(h0') (the float h0 is h0' up to a positive factor); the exact matrices
+    and readout are the reduction's by construction."""
+    from fsmnet.nets.linear import normalize
+
+    start = small.semantics.initial_state(small, True)
+    return list(start) == list(normalize(np.array(red.h0, dtype=object)))
+
+
+def reduced_product(net: Any, automaton: Any, found: tuple[Reduction, Any], *,
+                    max_states: int, network_path: str | None = None
+                    ) -> tuple[dict[str, Any] | None, list[int] | None, str]:
+    """The exact product exploration (:mod:`fsmnet.proofs.product`) of the reduced
+    network: (checked certificate, None, summary) when it closes, (None, word, why)
+    when ``word`` reaches a pair whose outputs differ, else (None, None, why).
+
+    The reduced system has the network's scores on every word, so its exact states
+    may close where the network's never do (a contracting part the readout never
+    sees), a closed product of it is a proof about the network, and a shortest
+    disagreeing word of it is one of the network (the caller confirms it on the
+    network).  The certificate is a ``reduced-invariant`` one whose ``invariant``
+    is the ``exact-product`` proof about the reduced model; it is returned only once
+    the independent checker accepts it.
+    """
+    from fsmnet.proofs.certificate import _common, build_certificate, network_model
+    from fsmnet.proofs.checker import CertificateError, check_certificate
+    from fsmnet.proofs.product import explore_product
+
+    red, small = found
+    if not _explores_exactly(red, small):
+        return None, None, "the reduced h0 is no float64 vector up to a positive factor"
+    # The one-hot fast path reads the float matrices: only when they are the exact ones.
+    exact = small.semantics.matrices(small, True)
+    fast = all(Fraction(float(x)) == x for x in np.ravel(exact))
+    product = explore_product(small, automaton, max_states=max_states, fast_paths=fast)
+    where = f"reduced H={red.original_dim} -> d={red.dim}"
+    if product.status == "mismatch":
+        return None, product.word, f"{where}: the reduced product meets a disagreement"
+    if product.status != "closed":
+        return None, None, (f"{where}: {len(product.states)} exact states, no closed "
+                            f"product ({product.status})")
+    proof = build_certificate(small, automaton, product)
+    body = {"domain": "exact-states", "rounding": "exact",
+            **{k: proof[k] for k in ("states", "pairs", "transitions")}}
+    common = _common(net, automaton, "exact-product", network_model(net), network_path)
+    cert = reduced_certificate(common, body, red)
+    try:
+        return cert, None, check_certificate(cert)
+    except CertificateError as exc:  # never a proof unless the checker agrees
+        return None, None, f"{where}: exact check failed: {exc}"

@@ -21,12 +21,15 @@ b0 = h0[reachable_pivots]:
 Then W A_w h0 = W P B_w b0 = W' Q B_w b0 = W' A'_w Q b0 = W' A'_w h0' for
 every word: equal score vectors, so equal first-argmax labels (the network's
 normalization is a positive factor, which changes no argmax).  ``invariant``
-then holds the fields proper to a ``box-invariant`` or ``zonotope-invariant``
-certificate about the reduced model (its ``method`` and what that method
-reads beyond the common fields: :data:`.schema.INVARIANT`), checked by that
-method's own module with the visible automaton, network and claim.  Nothing
-in ``invariant`` replaces a visible field; ``domain`` and ``rounding`` may be
-restated there, equal to the visible ones.
+then holds the fields proper to a ``box-invariant``, ``zonotope-invariant``
+or ``exact-product`` certificate about the reduced model (its ``method`` and
+what that method reads beyond the common fields: :data:`.schema.INVARIANT`),
+checked by that method's own module with the visible automaton, network and
+claim.  The visible ``domain`` names the inner method (:data:`INNER`):
+``exact-states`` is a closed product of the reduced model's exact states, so
+a proof for every length about the reduced model, hence about the network.
+Nothing in ``invariant`` replaces a visible field; ``domain`` and ``rounding``
+may be restated there, equal to the visible ones.
 Exact arithmetic only: a float32 run puts rounding mass on the dropped
 directions, so the rounding model must be ``exact``.
 """
@@ -38,6 +41,7 @@ from typing import Any
 
 from .core import CertificateError, _mat, _vec
 from .invariants import check_invariants
+from .product import check_product
 from .schema import RESTATED
 from .zonotope import check_zonotopes
 
@@ -109,10 +113,18 @@ def check_reduction(model: dict[str, Any], red: dict[str, Any]) -> tuple[int, in
     return n, d
 
 
+def _product(cert: dict[str, Any]) -> str:
+    """The exact-product check about the reduced model, with a summary."""
+    check_product(cert)
+    return (f"valid: exact product of the reduced model, {len(cert['pairs'])} pairs, "
+            f"{len(cert['states'])} states, closed and consistent")
+
+
 # The inner methods a reduction feeds, by the certificate's (visible) domain.
 INNER = {"slice-box": ("box-invariant", check_invariants),
          "chart-box": ("box-invariant", check_invariants),
-         "zonotope": ("zonotope-invariant", check_zonotopes)}
+         "zonotope": ("zonotope-invariant", check_zonotopes),
+         "exact-states": ("exact-product", _product)}
 
 
 def _inner_certificate(cert: dict[str, Any]) -> dict[str, Any]:

@@ -135,9 +135,14 @@ def _inner(fields: tuple[dict[str, Any], dict[str, Any]]) -> Rec:
                {**opt, "rounding": STR, "domain": STR})
 
 
+# The closed exact product of the reduced model: the fields of an exact-product
+# certificate beyond the common ones.
+PRODUCT: tuple[dict[str, Any], dict[str, Any]] = (
+    {"states": ("list", NUMS), "pairs": INT_TABLE, "transitions": INT_TABLE}, {})
 INVARIANT = Tagged("method", {
     "box-invariant": Tagged("domain", {"slice-box": _inner(SLICE), "chart-box": _inner(CHART)}),
     "zonotope-invariant": _inner(ZONOTOPE),
+    "exact-product": _inner(PRODUCT),
 })
 # Which fields of the top level of a reduced-invariant certificate an ``invariant``
 # may restate; every other key of ``invariant`` is the inner method's own.
