@@ -11,13 +11,23 @@ The public API is this module's functions; each hands over to one stage
 >>> int(fsmnet.evaluate(net, [1, 2, 2], backend="numpy").outputs[-1])
 2
 
+**Argument order.**  Every function that takes an automaton and a network takes
+the automaton first, ``(spec, net)``, by position or by keyword (``spec=``,
+``net=``): :func:`verify`, :func:`certify`, :func:`fsmnet.testing.fuzz.fuzz`.
+The command line follows it (``fsmnet verify SPEC NET``, ``fsmnet fuzz SPEC
+NET``) except ``fsmnet certify NET [SPEC]``, whose SPEC may be left out (then
+learned from the network).
+
 The packages import one way only, from ``fsmnet.errors`` and the
 architecture registry up to the command line; a test enforces it.  Heavy
-dependencies (torch, z3, numba, cupy, dask) are imported when first used.
+dependencies (torch, z3, numba, cupy, dask) are imported when first used; so
+are the result classes and the subpackages named here (``fsmnet.Network``,
+``fsmnet.train``), on first access.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +43,7 @@ if TYPE_CHECKING:
     from fsmnet.nets import Network
     from fsmnet.proofs.abstract.certify import CertifyResult
     from fsmnet.proofs.verifier import VerifyResult
+    from fsmnet.train import TrainedNetwork
 
 # ``compile`` is deliberately not in __all__: ``from fsmnet import *`` must not
 # shadow the builtin.  Call it as ``fsmnet.compile``.
@@ -40,21 +51,81 @@ __all__ = [
     "__version__",
     "Automaton",
     "Backend",
+    "CertifyResult",
     "ClassVerdict",
+    "EvalResult",
+    "ExpressivityResult",
     "FsmnetError",
+    "Holonomy",
+    "Network",
     "NetworkFileError",
     "NotExpressible",
     "Outputs",
     "SpecError",
+    "TrainedNetwork",
     "Verdict",
+    "VerifyResult",
     "certify",
     "decompose",
     "evaluate",
     "expressivity",
     "load",
     "load_network",
+    "train_network",
     "verify",
 ]
+
+# The result classes live with their stages and are imported on first access, so
+# that ``import fsmnet`` loads only the automata layer.
+_LAZY_CLASSES = {
+    "CertifyResult": "fsmnet.proofs.abstract.certify",
+    "EvalResult": "fsmnet.gpu.engine",
+    "ExpressivityResult": "fsmnet.decide.expressivity",
+    "Holonomy": "fsmnet.algebra.holonomy",
+    "Network": "fsmnet.nets",
+    "TrainedNetwork": "fsmnet.train",
+    "VerifyResult": "fsmnet.proofs.verifier",
+}
+# Public subpackages, reachable as ``fsmnet.NAME`` without importing them first.
+_SUBPACKAGES = ("algebra", "archs", "automata", "constructions", "decide", "errors", "gpu",
+                "io", "nets", "proofs", "testing", "train")
+
+
+def _lazy_attribute(name: str) -> Any:
+    if name in _LAZY_CLASSES:
+        value = getattr(importlib.import_module(_LAZY_CLASSES[name]), name)
+        globals()[name] = value  # once: later lookups do not come back here
+        return value
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f"fsmnet.{name}")
+    raise AttributeError(f"module 'fsmnet' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The public API (``__all__``, ``compile``, the subpackages) and module dunders."""
+    dunders = [n for n in globals() if n.startswith("__") and n.endswith("__")
+               and n not in ("__builtins__", "__dir__", "__getattr__")]
+    return sorted({*__all__, "compile", *_SUBPACKAGES, *dunders})
+
+
+if not TYPE_CHECKING:
+    # Hidden from type checkers, which would otherwise read every unknown attribute
+    # of fsmnet as Any; they see the names above through the TYPE_CHECKING imports.
+    __getattr__ = _lazy_attribute
+
+
+def _spec_first(function: str, spec: Any, net: Any) -> None:
+    """A clear TypeError where the arguments come NET first (the order of ``fsmnet
+    certify NET [SPEC]`` on the command line) or ``net`` is not a network."""
+    from fsmnet.nets import Network
+
+    if isinstance(net, Network):
+        return
+    if isinstance(spec, Network):
+        raise TypeError(f"fsmnet.{function}(spec, net) takes the automaton first; it was "
+                        f"given the network first and {type(net).__name__} {net!r:.60} as net")
+    raise TypeError(f"fsmnet.{function}: net must be a Network (load a file with "
+                    f"fsmnet.load_network(path)), got {type(net).__name__} {net!r:.60}")
 
 
 def compile(automaton: Automaton | str | Any, arch: str, **options: Any) -> Network:  # noqa: A001
@@ -71,8 +142,46 @@ def compile(automaton: Automaton | str | Any, arch: str, **options: Any) -> Netw
 
 def verify(spec: Automaton | str | Any, net: Network, *, max_states: int | None = None,
            certificate: str | None = None, network_path: str | None = None) -> VerifyResult:
-    """Prove ``net`` equal to the automaton on every word, or refute it with a
-    word confirmed by the exact reference evaluator (:mod:`fsmnet.proofs.verifier`)."""
+    """Prove ``net`` equal to the automaton on every word of every length, or refute it
+    with a word confirmed by the exact reference evaluator
+    (:func:`fsmnet.proofs.verifier.verify`, which lists the methods in order).
+
+    Parameters
+    ----------
+    spec
+        The automaton: anything :func:`load` accepts (an :class:`Automaton`, a SPEC
+        string such as ``"modadd:5"``, a spec file, an automata-lib or AALpy
+        object).  It needs an initial state and outputs, and the network's alphabet.
+    net
+        The network (:func:`compile`, :func:`load_network`, a trained module's
+        ``to_network()``).
+    max_states
+        Budget of distinct exact network states for the product exploration;
+        default :func:`fsmnet.proofs.verifier.default_max_states` (20,000, or twice
+        the hidden states a MinMax compiler recorded).
+    certificate
+        Where to write a JSON proof certificate when the verdict is "proved"
+        (``fsmnet check`` re-verifies it); ``"-"`` is standard output.
+    network_path
+        The network's file, whose SHA-256 the certificate records.
+
+    Returns
+    -------
+    VerifyResult
+        ``verdict``: ``"proved"``, ``"refuted"`` or ``"unknown"``; ``method``: the
+        method that decided; ``counterexample`` (``word``, ``expected``, ``got``) for
+        "refuted"; ``details`` (``pairs``, ``network_states``, ``certificate``,
+        ``note``, ...).  ``to_json()`` is the ``fsmnet verify --json`` object.
+
+    Raises
+    ------
+    SpecError
+        For a bad spec, a semiautomaton, different alphabets, or a bad budget.
+    TypeError
+        When ``net`` is not a :class:`Network` (for instance the arguments in NET,
+        SPEC order).
+    """
+    _spec_first("verify", spec, net)
     from fsmnet.proofs.verifier import verify as _verify
 
     return _verify(spec, net, max_states=max_states, certificate=certificate,
@@ -83,8 +192,40 @@ def certify(spec: Automaton | str | Any | None, net: Network, *, float32: bool =
             certificate: str | None = None, network_path: str | None = None) -> CertifyResult:
     """Prove a network with infinitely many reachable states (trained, perturbed) equal
     to the automaton for every length, refute it with a confirmed word, or say up to
-    which length it is proved (:mod:`fsmnet.proofs.abstract.certify`).  ``spec`` None
-    learns the automaton from the network with L* (needs aalpy)."""
+    which length it is proved (:func:`fsmnet.proofs.abstract.certify.certify`).
+
+    The automaton comes first, as in :func:`verify`; on the command line the order
+    is ``fsmnet certify NET [SPEC]``, because SPEC may be left out there.
+
+    Parameters
+    ----------
+    spec
+        The automaton (anything :func:`load` accepts), or None to learn it from the
+        network with L* (needs aalpy).
+    net
+        The network.
+    float32
+        Prove the claim about the network run in float32 (the reference step of
+        docs/formats.md) rather than in exact arithmetic.
+    certificate
+        Where to write a JSON proof certificate when the verdict is "proved".
+    network_path
+        The network's file, whose SHA-256 the certificate records.
+
+    Returns
+    -------
+    CertifyResult
+        ``verdict``, ``method``, ``counterexample``, ``proved_length`` (None for
+        "proved"), ``domain``; ``to_json()`` is the ``fsmnet certify --json`` object.
+
+    Raises
+    ------
+    SpecError
+        For a bad spec or different alphabets.
+    TypeError
+        When ``net`` is not a :class:`Network` (for instance NET, SPEC order).
+    """
+    _spec_first("certify", spec, net)
     from fsmnet.proofs.abstract.certify import certify as _certify
 
     return _certify(spec, net, float32=float32, certificate=certificate,
@@ -126,3 +267,24 @@ def load_network(path: str) -> Network:
     from fsmnet.nets import load_network as _load
 
     return _load(path)
+
+
+def train_network(spec: Automaton | str | Any, arch: str, *, hidden: int = 16,
+                  steps: int = 500, seed: int = 0, lengths: tuple[int, int] = (2, 10),
+                  batch: int = 64, lr: float = 0.01, threads: int = 1, device: str = "cpu",
+                  progress: Callable[[int, float], None] | None = None,
+                  **options: Any) -> TrainedNetwork:
+    """Train a float32 torch module of ``arch`` on the labels of ``spec`` and convert it
+    to a network: ``fsmnet train`` from Python (:func:`fsmnet.train.train_network`,
+    where every parameter is described).
+
+    ``result.module`` is the trained module, ``result.network`` its network (ready
+    for :func:`verify` and :func:`certify`), ``result.losses`` the loss of every
+    step.  Not ``fsmnet.train(...)``: ``fsmnet.train`` is the training subpackage,
+    and importing it would rebind a function of that name.
+    """
+    from fsmnet.train import train_network as _train_network
+
+    return _train_network(spec, arch, hidden=hidden, steps=steps, seed=seed, lengths=lengths,
+                          batch=batch, lr=lr, threads=threads, device=device,
+                          progress=progress, **options)

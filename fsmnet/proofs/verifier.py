@@ -35,22 +35,67 @@ from fsmnet.types import ProofMethod, Verdict
 
 @dataclass(frozen=True)
 class Counterexample:
+    """A word on which the network and the automaton disagree, confirmed by the exact
+    reference evaluator: ``word`` (symbol names), the automaton's label
+    (``expected``) and the network's (``got``) after the whole word."""
+
     word: list[str]
     expected: Any
     got: Any
 
 
+def _plain(value: Any) -> Any:
+    """A label as a JSON value (a numpy scalar as its Python value)."""
+    item = getattr(value, "item", None)
+    return item() if callable(item) else value
+
+
 @dataclass(frozen=True)
 class VerifyResult:
-    """The ``verify --json`` contract: verdict, method, counterexample.
+    """What :func:`verify` found; :meth:`to_json` is the ``fsmnet verify --json``
+    contract (docs/architecture.md, "JSON contracts").
 
-    The schema is in docs/architecture.md, "JSON contracts".
+    Attributes
+    ----------
+    verdict
+        ``"proved"`` (equal on every word of every length), ``"refuted"`` (a
+        confirmed :class:`Counterexample`) or ``"unknown"`` (the budget ran out and
+        no method closed the proof).
+    method
+        The method that gave the verdict (the module docstring lists them in order).
+    counterexample
+        For ``"refuted"``: a shortest word found, confirmed exactly; else None.
+    details
+        What the methods report: ``pairs`` and ``network_states`` explored,
+        ``certificate`` (the path written), ``certificate_error``, ``note``,
+        ``rests_on_z3`` (claims only Z3 closed), ``covers`` and per-method notes.
     """
 
     verdict: Verdict
     method: ProofMethod | Literal["random-search", "cascade-components"]
     counterexample: Counterexample | None = None
     details: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``fsmnet verify --json`` object, as plain JSON values: ``{"verdict",
+        "method", "counterexample": {"word", "expected", "got"} | None, "rests_on_z3":
+        [claim, ...], "certificate": path | None, "note": text | None,
+        "certificate_error": text | None}``.
+
+        >>> import json, fsmnet
+        >>> net = fsmnet.compile("parity", "bilinear-full")
+        >>> json.dumps(fsmnet.verify("parity", net).to_json()["verdict"])
+        '"proved"'
+        """
+        cex = self.counterexample
+        return {"verdict": self.verdict, "method": self.method,
+                "counterexample": None if cex is None else
+                {"word": list(cex.word), "expected": _plain(cex.expected),
+                 "got": _plain(cex.got)},
+                "rests_on_z3": list(self.details.get("rests_on_z3", [])),
+                "certificate": self.details.get("certificate"),
+                "note": self.details.get("note"),
+                "certificate_error": self.details.get("certificate_error")}
 
     def _repr_html_(self) -> str:
         """A card for Jupyter: verdict, method, the confirmed counterexample."""
@@ -187,6 +232,21 @@ def verify(spec: Any, net: Network, *, max_states: int | None = None,
         Path to write a JSON proof certificate to, when the verdict is "proved".
     network_path
         The network's file, recorded (SHA-256) in the certificate.
+    progress
+        Called with the number of product pairs explored so far (a progress bar).
+
+    Returns
+    -------
+    VerifyResult
+        The verdict ("proved", "refuted" with a confirmed counterexample, or
+        "unknown"), the method that gave it and its details; ``to_json()`` is the
+        ``fsmnet verify --json`` object.
+
+    Raises
+    ------
+    SpecError
+        For a bad ``spec``, a semiautomaton, an alphabet the network does not share,
+        or a ``max_states`` that is not a positive whole number.
     """
     if max_states is None:
         max_states = default_max_states(net)

@@ -6,8 +6,9 @@
 * :func:`from_network` — a module holding a network's weights, in float32
   (what ``Network.to_torch()`` returns).
 * :func:`to_network` — the network of a trained module, so it can be saved,
-  run by the scan engine and verified.  An LSTM has no network form; a trained
-  MinMax cascade neither (see :mod:`fsmnet.train.modules_minmax`).
+  run by the scan engine and verified (also ``module.to_network()``).  An LSTM
+  has no network form; a trained MinMax cascade neither (see
+  :mod:`fsmnet.train.modules_minmax`).
 
 >>> import fsmnet
 >>> net = fsmnet.compile("parity", "bilinear-full")
@@ -15,6 +16,8 @@
 >>> back = to_network(module, net.symbols, net.labels, name="parity")
 >>> back.arch
 'bilinear-full'
+>>> module.to_network().symbols, module.to_network().labels  # the default names
+(('0', '1'), (0, 1))
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fsmnet import archs
-from fsmnet.errors import FsmnetError
+from fsmnet.errors import FsmnetError, SpecError
 from fsmnet.nets import Network
 
 # Training-only choices: (module reference, constructor options).  DeltaNet is
@@ -61,16 +64,35 @@ def build(arch: str, n_symbols: int, n_labels: int, hidden: int, **options: Any)
 def from_network(net: Network) -> Any:
     """A float32 torch module with the network's weights (``forward``: label trace)."""
     cls, _ = module_class(net.arch)
-    return cls.from_params(net.params, len(net.symbols), len(net.labels))
+    module = cls.from_params(net.params, len(net.symbols), len(net.labels))
+    if module.arch != net.arch and net.arch in ("minmax-cascade", "minmax-scalar"):
+        # A compiled cascade's port reads its record off its units; the network knows it.
+        module.arch = net.arch
+    return module
 
 
-def to_network(module: Any, symbols: Sequence[str], labels: Sequence[Any], *,
-               name: str = "", options: Mapping[str, Any] | None = None) -> Network:
+def to_network(module: Any, symbols: Sequence[str] | None = None,
+               labels: Sequence[Any] | None = None, *, name: str = "",
+               options: Mapping[str, Any] | None = None) -> Network:
     """The :class:`Network` computing what ``module`` computes (float64 copies of its
-    float32 weights)."""
+    float32 weights).
+
+    ``symbols`` (one name per symbol index) default to ``"0" .. "k-1"`` and
+    ``labels`` (one per readout row) to ``0 .. C-1``; give the automaton's to
+    verify the network against it.  A count that does not match the module is a
+    :class:`~fsmnet.errors.SpecError` naming the value; a module with no network
+    form (LSTM, trained MinMax cascade) a :class:`~fsmnet.errors.FsmnetError`.
+    """
     to_params = getattr(module, "to_params", None)
     if to_params is None:
         raise FsmnetError(f"a trained {getattr(module, 'arch', type(module).__name__)} has no "
                           f"network form (it is a training baseline only)")
+    n_symbols, n_labels = int(module.n_symbols), int(module.n_labels)
+    symbols = [str(i) for i in range(n_symbols)] if symbols is None else list(symbols)
+    labels = list(range(n_labels)) if labels is None else list(labels)
+    for field, given, want in (("symbols", symbols, n_symbols), ("labels", labels, n_labels)):
+        if len(given) != want:
+            raise SpecError(f"the module has {want} {field}, {len(given)} names were given",
+                            source="to_network", field=field, value=given)
     return Network(arch=module.arch, params=to_params(), symbols=symbols, labels=labels,
                    options=dict(options or {}), name=name)

@@ -7,13 +7,17 @@ engine or verified.  It is the usual baseline of the seed papers' tables.
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 from torch import nn
+
+from fsmnet.train.modules_linear import TrainModule
 
 Tensor = torch.Tensor
 
 
-class LSTMBaseline(nn.Module):
+class LSTMBaseline(TrainModule, nn.Module):
     """Embedding → one LSTM layer → linear readout; logits after every prefix.
 
     The empty prefix gets the readout of a learned initial output ``y0``.
@@ -34,6 +38,11 @@ class LSTMBaseline(nn.Module):
         y = torch.cat([self.y0.expand(words.shape[0], 1, -1), y], dim=1)
         return self.readout(y)
 
-    def forward(self, words: Tensor) -> Tensor:
+    def forward(self, words: Tensor | Any) -> Tensor:
+        """Label index after every prefix (argmax of the logits); ``words`` as for
+        :meth:`fsmnet.train.modules_linear.LinearRNN.forward`."""
+        return self._label_trace(words, self._forward)
+
+    def _forward(self, words: Tensor) -> Tensor:
         with torch.no_grad():
             return self.logits(words).argmax(dim=-1)

@@ -19,13 +19,13 @@ import torch
 from torch import nn
 
 from fsmnet.train import scan
-from fsmnet.train.modules_linear import _np, _p
+from fsmnet.train.modules_linear import TrainModule, _np, _p
 
 Tensor = torch.Tensor
 
 
 def multilinear(readout: Tensor, hs: list[Tensor]) -> Tensor:
-    """score[..., c] = Σ readout[c, i₀, …, i_{m-1}] · Π_k hs[k][..., i_k], contracted one
+    """``score[..., c] = Σ readout[c, i₀, …, i_{m-1}] · Π_k hs[k][..., i_k]``, contracted one
     block at a time, the last by one GEMM (an m + 1-operand einsum forms the outer
     product of the blocks first: N·Π b_k entries instead of N·C·Π_{k<m-1} b_k)."""
     lead = hs[0].shape[:-1]
@@ -36,7 +36,7 @@ def multilinear(readout: Tensor, hs: list[Tensor]) -> Tensor:
     return t.view(*lead, readout.shape[0])
 
 
-class BilinearBlock(nn.Module):
+class BilinearBlock(TrainModule, nn.Module):
     """m blocks of size ``hidden // blocks`` (the last one takes the remainder)."""
 
     arch = "bilinear-block"
@@ -55,6 +55,9 @@ class BilinearBlock(nn.Module):
                                   for b in self.sizes)
         self.h0 = nn.ParameterList(nn.Parameter(torch.randn(b)) for b in self.sizes)
         self.readout = nn.Parameter(torch.randn(n_labels, *self.sizes))
+
+    def _repr_options(self) -> dict[str, Any]:
+        return {"sizes": self.sizes}
 
     def logits(self, words: Tensor, fast: bool = True) -> Tensor:
         words = words.to(torch.int64)
@@ -108,9 +111,13 @@ class BilinearBlock(nn.Module):
             return self._pair_scores(words, labels)
         return losses.cross_entropy(self.logits(words), labels)
 
-    def forward(self, words: Tensor) -> Tensor:
+    def forward(self, words: Tensor | Any) -> Tensor:
         """Label index after every prefix: the float32 reference execution on a CPU
-        (fsmnet.train.infer.reference_labels), the argmax of the logits on a GPU."""
+        (fsmnet.train.infer.reference_labels), the argmax of the logits on a GPU.
+        ``words`` as for :meth:`fsmnet.train.modules_linear.LinearRNN.forward`."""
+        return self._label_trace(words, self._forward)
+
+    def _forward(self, words: Tensor) -> Tensor:
         with torch.no_grad():
             if not words.is_cuda and not self.readout.is_cuda:
                 from fsmnet.train import infer

@@ -31,13 +31,13 @@ import torch
 from torch import nn
 
 from fsmnet.train import scan
-from fsmnet.train.modules_linear import _np, _p
+from fsmnet.train.modules_linear import TrainModule, _np, _p
 
 Tensor = torch.Tensor
 TEMPERATURE = 10.0  # max-min scores lie in [0, 1]; scaled for the cross-entropy
 
 
-class MinMaxDense(nn.Module):
+class MinMaxDense(TrainModule, nn.Module):
     """x_t = (R[x_t] ⊗ x_{t-1}) ⊕ s[x_t], readout ⊗ x_t (arXiv 2605.06384)."""
 
     arch = "minmax-dense"
@@ -59,7 +59,12 @@ class MinMaxDense(nn.Module):
         x = self.states(words, fast)
         return TEMPERATURE * scan.maxmin_apply(self.readout, x)
 
-    def forward(self, words: Tensor) -> Tensor:
+    def forward(self, words: Tensor | Any) -> Tensor:
+        """Label index after every prefix (max/min only select, so float32 is the
+        reference); ``words`` as for :meth:`fsmnet.train.modules_linear.LinearRNN.forward`."""
+        return self._label_trace(words, self._forward)
+
+    def _forward(self, words: Tensor) -> Tensor:
         # The scores themselves, not the temperature-scaled logits: scaling in float32
         # can merge two adjacent float32 scores (or overflow) and change the argmax.
         with torch.no_grad():
@@ -78,7 +83,7 @@ class MinMaxDense(nn.Module):
         return module
 
 
-class MinMaxCascade(nn.Module):
+class MinMaxCascade(TrainModule, nn.Module):
     """L layers × K scalar MinMax units with sigmoid gates (arXiv 2605.06384, simplified)."""
 
     arch = "minmax-cascade"
@@ -107,10 +112,18 @@ class MinMaxCascade(nn.Module):
             below.append(x[:, 1:])
         return torch.cat(traces, dim=-1)
 
+    def _repr_options(self) -> dict[str, Any]:
+        return {"layers": self.layers, "width": self.width}
+
     def logits(self, words: Tensor, fast: bool = True) -> Tensor:
         return self.readout(self.states(words, fast))
 
-    def forward(self, words: Tensor) -> Tensor:
+    def forward(self, words: Tensor | Any) -> Tensor:
+        """Label index after every prefix (argmax of the logits); ``words`` as for
+        :meth:`fsmnet.train.modules_linear.LinearRNN.forward`."""
+        return self._label_trace(words, self._forward)
+
+    def _forward(self, words: Tensor) -> Tensor:
         with torch.no_grad():
             return self.logits(words).argmax(dim=-1)
 
@@ -118,8 +131,9 @@ class MinMaxCascade(nn.Module):
     def from_params(cls, params: dict[str, np.ndarray], n_symbols: int, n_labels: int,
                     **options: Any) -> CompiledCascade:
         """A compiled cascade network loads into its float32 port, :class:`CompiledCascade`
-        (its lookup controllers have no place in the trainable gate form)."""
-        return CompiledCascade(params, n_symbols, n_labels)
+        (its lookup controllers have no place in the trainable gate form); ``arch``
+        names the record the network came from."""
+        return CompiledCascade(params, n_symbols, n_labels, arch=options.get("arch"))
 
     def to_params(self) -> dict[str, np.ndarray]:
         from fsmnet.errors import FsmnetError
@@ -129,14 +143,25 @@ class MinMaxCascade(nn.Module):
                           "train --arch minmax-dense for a network that can be saved")
 
 
-class CompiledCascade(nn.Module):
-    """A compiled MinMax cascade network, in float32 (controllers: table lookups)."""
+class CompiledCascade(TrainModule, nn.Module):
+    """A compiled MinMax cascade network, in float32 (controllers: table lookups).
 
-    def __init__(self, params: dict[str, np.ndarray], n_symbols: int, n_labels: int) -> None:
+    ``arch`` is the record of the network it holds; None reads it off the units:
+    ``minmax-scalar`` when every unit is scalar, else ``minmax-cascade`` (the two
+    records share one semantics; ``minmax-scalar`` only admits no matrix unit).
+    """
+
+    def __init__(self, params: dict[str, np.ndarray], n_symbols: int, n_labels: int,
+                 arch: str | None = None) -> None:
         super().__init__()
         self.params_np = {k: np.asarray(v) for k, v in params.items()}
         self.sizes = [int(k) for k in params["unit_size"]]
         self.kinds = [int(k) for k in params["unit_kind"]]
+        self.n_symbols, self.n_labels = int(n_symbols), int(n_labels)
+        # The state's dimension: one coordinate per scalar unit, k per matrix unit.
+        self.hidden = sum(1 if kind == 0 else k for k, kind in zip(self.sizes, self.kinds))
+        self.arch = arch or ("minmax-scalar" if all(kind == 0 for kind in self.kinds)
+                             else "minmax-cascade")
         # Prefix links (format 2) and components with joins (format 3): the rows and
         # the readout code as in fsmnet.nets.minmax_cascade (CascadeLayout).
         from fsmnet.nets.minmax_cascade import CascadeLayout, join_names, link_names
@@ -160,6 +185,9 @@ class CompiledCascade(nn.Module):
             self.starts.append(_p(params[f"unit{u}_x0"]))
         self.register_buffer("table", torch.tensor(np.asarray(params["readout"]),
                                                    dtype=torch.int64))
+
+    def _repr_options(self) -> dict[str, Any]:
+        return {"units": len(self.sizes)}
 
     def _coords(self, state: list[Tensor]) -> list[Tensor]:
         return [torch.clamp(torch.floor(x), 1, k).to(torch.int64) - 1 if kind == 0
@@ -185,8 +213,12 @@ class CompiledCascade(nn.Module):
             code = join[code, chains[comp][-1]]
         return rows, code
 
-    def forward(self, words: Tensor) -> Tensor:
-        words = words.to(torch.int64)
+    def forward(self, words: Tensor | Any) -> Tensor:
+        """Label index after every prefix; ``words`` as for
+        :meth:`fsmnet.train.modules_linear.LinearRNN.forward`."""
+        return self._label_trace(words, self._forward)
+
+    def _forward(self, words: Tensor) -> Tensor:
         batch, length = words.shape
         table: Tensor = self.get_buffer("table")
         state = [x0.expand(batch) if kind == 0 else x0.expand(batch, -1)
