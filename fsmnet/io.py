@@ -104,6 +104,7 @@ def check_output(path: str | os.PathLike[str]) -> Mode:
             raise _fail(text, f"{parent} is not a directory") from None
         if not os.access(parent, os.W_OK | os.X_OK):
             raise _fail(text, f"the directory {parent} is not writable") from None
+        _probe(text, parent)
         return "atomic"
     except NotADirectoryError:
         raise _fail(text, "a parent of it is not a directory") from None
@@ -120,7 +121,21 @@ def check_output(path: str | os.PathLike[str]) -> Mode:
     parent = os.path.dirname(os.path.realpath(text))
     if not os.access(parent, os.W_OK | os.X_OK):
         raise _fail(text, f"the directory {parent} is not writable")
+    _probe(text, parent)
     return "atomic"
+
+
+def _probe(path: str, folder: str) -> None:
+    """Create and remove a temporary file in ``folder``, where the atomic write puts its
+    own: os.access answers yes to root everywhere, also on /sys, /proc and read-only
+    mounts, where only an attempt tells."""
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".fsmnet-probe-")
+    except OSError as exc:
+        raise _fail(path, f"the directory {folder} is not writable "
+                          f"({exc.strerror or exc})") from None
+    os.close(fd)
+    _remove(tmp)
 
 
 def is_stdout(path: str | os.PathLike[str]) -> bool:

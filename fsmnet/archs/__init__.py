@@ -17,7 +17,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 from fsmnet.archs import bilinear, diagonal, fixed_point, householder, minmax
@@ -43,12 +43,36 @@ def records() -> tuple[Architecture, ...]:
 
 
 def get(arch: str, *, source: str = "<architecture>", field: str = "arch") -> Architecture:
-    """The record of ``arch``; a :class:`SpecError` naming the known ids otherwise."""
+    """The record of ``arch``; a :class:`SpecError` naming the close and the known ids
+    otherwise.
+
+    >>> get("bilinear-ful")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    fsmnet.errors.SpecError: ...unknown architecture (did you mean 'bilinear-full'?); known: ...
+    """
     try:
         return _REGISTRY[arch]
     except (KeyError, TypeError):
-        raise SpecError(f"unknown architecture; known: {', '.join(_REGISTRY)}",
+        raise SpecError(f"unknown architecture{suggest(arch)}; known: {', '.join(_REGISTRY)}",
                         source=source, field=field, value=arch) from None
+
+
+def suggest(word: object, options: Iterable[str] | None = None) -> str:
+    """``" (did you mean 'x'?)"`` for the ids among ``options`` (default: the registered
+    ones) closest to ``word``, or ``""`` when none is close.  Every report of an
+    unknown architecture goes through it (the registry, network files, the CLI)."""
+    import difflib
+
+    if not isinstance(word, str):
+        return ""
+    known = list(_REGISTRY if options is None else options)
+    key = word.strip().lower()
+    score = {k: difflib.SequenceMatcher(None, key, k).ratio() for k in known}
+    close = difflib.get_close_matches(key, known, n=3, cutoff=0.6)
+    # Many ids share a prefix (bilinear-*): name only those about as close as the best.
+    close = [c for c in close if score[c] >= score[close[0]] - 0.05] if close else []
+    return "" if not close else " (did you mean " + " or ".join(map(repr, close)) + "?)"
 
 
 def register(record: Architecture) -> None:

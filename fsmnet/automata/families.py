@@ -247,6 +247,12 @@ def _lookup(name: str, spec: str) -> _Family:
     key = name.strip().lower()
     if key in _REGISTRY:
         return _REGISTRY[key]
+    head, comma, rest = key.partition(",")
+    if comma and head.strip() in _REGISTRY:  # the name is right, the separator is not
+        family = _REGISTRY[head.strip()]
+        why = (f"parameters follow a colon (did you mean '{head.strip()}:{rest.strip()}'?)"
+               if family.params else f"'{head.strip()}' takes no parameters")
+        raise SpecError(f"{why} (in '{spec}')", source=SOURCE, field="family", value=name)
     raise SpecError(f"unknown family{_suggest(key, list(_REGISTRY))}; known: "
                     + ", ".join(_REGISTRY) + f" (in '{spec}')",
                     source=SOURCE, field="family", value=name)

@@ -110,7 +110,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             LOG.error("interrupted")
             return 130
         except Exception as exc:  # a bug of ours must not read as a verdict
+            if _interrupted(exc):
+                LOG.error("interrupted")
+                return 130
             return _internal_error(exc)
+
+
+def _interrupted(exc: BaseException) -> bool:
+    """Whether ``exc`` is a Ctrl-C in disguise: a KeyboardInterrupt raised where a
+    compiled kernel's caller (Numba's dispatcher) reports it as a SystemError."""
+    return isinstance(exc, SystemError) and isinstance(exc.__cause__ or exc.__context__,
+                                                       KeyboardInterrupt)
 
 
 def _internal_error(exc: Exception) -> int:

@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from fsmnet.cli.common import print_counterexample, print_json
 
 EPILOG = """\
 exit codes: 0 proved, 1 refuted (a confirmed counterexample is printed),
             3 unknown (with the proved length L), 2 bad input.
+
+--json prints {"verdict", "method", "counterexample", "proved_length",
+"domain", "covers", "seconds"}: proved_length is null for "proved" (every
+length), the largest L with every word of length <= L correct for "unknown",
+and the counterexample's length - 1 for "refuted" (-1: the empty word itself
+is wrong); domain is null where none was used (e.g. a refutation found by the
+exact product).
 
 For a network with infinitely many reachable states (trained, or with noisy
 weights) the proof is an invariant: a set of hidden states per automaton
@@ -32,32 +40,65 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="spec file or built-in family (default: learn it with L*)")
     p.add_argument("--float32", action="store_true",
                    help="the proof also covers float32 step-by-step execution")
-    p.add_argument("--certificate", metavar="C.json", help="write a proof certificate")
+    p.add_argument("--certificate", metavar="C.json",
+                   help="write a proof certificate ('-': standard output)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
+    import sys
+
+    from fsmnet.errors import SpecError
+    from fsmnet.io import check_output, is_stdout
     from fsmnet.nets import load_network
     from fsmnet.proofs.abstract.certify import certify
 
+    # A bad --certificate path is reported before the proof runs, not after it.
+    if args.certificate is not None:
+        check_output(args.certificate)
+    cert_to_stdout = args.certificate is not None and is_stdout(args.certificate)
+    if cert_to_stdout and args.json:
+        raise SpecError("--certificate - writes the certificate to standard output; --json "
+                        "cannot share it", source="<command line>", field="--json", value=True)
     net = load_network(args.net)
     result = certify(args.spec, net, float32=args.float32, certificate=args.certificate,
                      network_path=args.net)
     if args.json:
         print_json(result.to_json())
-    else:
-        extra = "" if result.proved_length is None else f", proved up to length " \
-            f"{result.proved_length}"
-        print(f"{result.verdict} ({result.method}; domain {result.domain}{extra}; "
-              f"{result.seconds:.2f} s)")
-        if result.counterexample is not None:
-            print_counterexample(result.counterexample)
-        for key in ("learned", "invariant", "bounded", "note", "certificate_error"):
-            if key in result.details:
-                print(f"{key}: {result.details[key]}")
-        for i, line in enumerate(result.details.get("rounds", []), start=1):
-            print(f"L* round {i}: {line}")  # what each hypothesis was, what refuted it
-        if "certificate" in result.details:
-            print(f"certificate written to {result.details['certificate']}")
+        return {"proved": 0, "refuted": 1}.get(result.verdict, 3)
+    # With --certificate - the certificate is standard output; the report goes aside.
+    out = sys.stderr if cert_to_stdout else sys.stdout
+    print(verdict_line(result), file=out)
+    if result.counterexample is not None:
+        print_counterexample(result.counterexample, file=out)
+    for key in ("learned", "invariant", "bounded", "note", "certificate_error"):
+        if key in result.details:
+            print(f"{key}: {result.details[key]}", file=out)
+    for i, line in enumerate(result.details.get("rounds", []), start=1):
+        print(f"L* round {i}: {line}", file=out)  # each hypothesis, and what refuted it
+    if "certificate" in result.details and not cert_to_stdout:
+        print(f"certificate written to {result.details['certificate']}", file=out)
     return {"proved": 0, "refuted": 1}.get(result.verdict, 3)
+
+
+def verdict_line(result: Any) -> str:
+    """The first line of the text report: the verdict and how it was reached.
+
+    Only what was found is shown: no domain where none was used, and for a
+    refutation the length of the counterexample (the JSON's ``proved_length`` is
+    that length minus one, -1 for the empty word) rather than a proved length.
+    """
+    head = result.verdict
+    facts = [result.method]
+    if result.domain is not None:
+        facts.append(f"domain {result.domain}")
+    cex = result.counterexample
+    if result.verdict == "refuted" and cex is not None:
+        n = len(cex.word)
+        head = "refuted by the empty word" if n == 0 else \
+            f"refuted by a word of length {n}"
+    elif result.proved_length is not None:
+        facts.append(f"proved up to length {result.proved_length}")
+    facts.append(f"{result.seconds:.2f} s")
+    return f"{head} ({'; '.join(facts)})"

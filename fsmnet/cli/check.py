@@ -13,7 +13,8 @@ SHA-256, architecture, labels and symbols (names and order), and the model
 that fsmnet derives from its tensors must equal the certificate's model
 exactly. exit codes: 0 valid, 1 invalid (a false claim, or a malformed
 certificate: unknown, misplaced or repeated keys, giant numbers), 2 unreadable
-input or not JSON.
+input, not JSON, or JSON that is not a certificate at all (no "format":
+"fsmnet-certificate", e.g. a spec file).
 
 example:
   fsmnet check cert.json --network net.safetensors
@@ -60,11 +61,14 @@ def handle(args: argparse.Namespace) -> int:
 def _read_certificate(path: str) -> object:
     """The parsed certificate: a typed one-line FsmnetError (exit 2) for anything that
     is not JSON text; CertificateError (exit 1) for JSON that no certificate can be
-    (a repeated key, NaN, a giant integer: :func:`fsmnet.proofs.checker.parse_certificate`)."""
+    (a repeated key, NaN, a giant integer: :func:`fsmnet.proofs.checker.parse_certificate`).
+    JSON without ``"format": "fsmnet-certificate"`` at the top is no certificate at all:
+    FsmnetError (exit 2)."""
     import sys
     from pathlib import Path
 
     from fsmnet.errors import FsmnetError
+    from fsmnet.proofs.certificate import CERTIFICATE_FORMAT
     from fsmnet.proofs.checker import parse_certificate
 
     name = "<stdin>" if path == "-" else path
@@ -78,8 +82,28 @@ def _read_certificate(path: str) -> object:
         raise FsmnetError(f"{name}: not a certificate: not UTF-8 text (bad byte at offset "
                           f"{exc.start}; is it a network file?)") from None
     try:
-        return parse_certificate(text)
+        cert = parse_certificate(text)
     except json.JSONDecodeError as exc:
         raise FsmnetError(f"{name}: not a certificate: not JSON ({exc})") from None
     except RecursionError:
         raise FsmnetError(f"{name}: not a certificate: JSON nested too deeply") from None
+    # JSON that does not even say it is a certificate (a spec file, a network's
+    # header, a result printed by --json) is the wrong input, not a false claim.
+    if not isinstance(cert, dict) or cert.get("format") != CERTIFICATE_FORMAT:
+        wanted = f'"format": "{CERTIFICATE_FORMAT}"'
+        if not isinstance(cert, dict):
+            raise FsmnetError(f"{name}: not a certificate: a JSON {_kind(cert)}, not an "
+                              f"object with {wanted}")
+        hint = "; is it a spec file?" if _looks_like_spec(cert) else ""
+        raise FsmnetError(f"{name}: not a certificate: a JSON object without {wanted}{hint}")
+    return cert
+
+
+
+def _kind(value: object) -> str:
+    return {list: "array", str: "string", bool: "boolean", type(None): "null"}.get(
+        type(value), "number")
+
+
+def _looks_like_spec(obj: dict) -> bool:
+    return bool({"transitions", "input_symbols", "regex", "delta"} & set(obj))

@@ -10,7 +10,7 @@ import json
 import logging
 import sys
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TextIO
 
 
@@ -27,6 +27,24 @@ def int_at_least(minimum: int) -> Callable[[str], int]:
         return value
 
     parse.__name__ = f"integer >= {minimum}"
+    return parse
+
+
+def choice(what: str, options: Sequence[str]) -> Callable[[str], str]:
+    """An argparse ``type=`` for one of ``options``: an unknown name is a one-line usage
+    error that suggests the close ones, e.g. ``unknown architecture 'bilinear-ful' (did
+    you mean 'bilinear-full'?)``, and lists them all."""
+    known = tuple(options)
+
+    def parse(text: str) -> str:
+        if text in known:
+            return text
+        from fsmnet.archs import suggest
+
+        raise argparse.ArgumentTypeError(f"unknown {what} {text!r}{suggest(text, known)}; "
+                                         f"known: {', '.join(known)}")
+
+    parse.__name__ = what
     return parse
 
 
@@ -154,3 +172,53 @@ def progress_note(message: str, json_mode: bool = False) -> None:
         print(f"fsmnet: {message}", file=sys.stderr)
     else:
         LOG.info("%s", message)
+
+
+# ------------------------------------------------------------------ outputs
+def report_stream(outputs: dict[str, str | None], json_mode: bool = False) -> TextIO:
+    """Where a command's human report goes, given the files it writes (flag -> path).
+
+    Standard output, unless one of the files *is* standard output (``-``,
+    ``/dev/stdout``): then that file is all that goes there (so that e.g.
+    ``fsmnet info X --dot - | dot -Tsvg`` works) and the report goes to stderr.
+    Two writers of standard output, or one and ``--json``, are refused (exit 2).
+    """
+    from fsmnet.errors import SpecError
+    from fsmnet.io import is_stdout
+
+    taken = [flag for flag, path in outputs.items() if path is not None and is_stdout(path)]
+    if len(taken) > 1:
+        raise SpecError(f"{' and '.join(f'{flag} -' for flag in taken)} would "
+                        f"{'both' if len(taken) == 2 else 'all'} write to standard output; "
+                        "give a file name to all but one",
+                        source="<command line>", field=taken[1], value="-")
+    if taken and json_mode:
+        raise SpecError(f"{taken[0]} - writes to standard output; --json cannot share it",
+                        source="<command line>", field="--json", value=True)
+    return sys.stderr if taken else sys.stdout
+
+
+def check_picture(path: str) -> None:
+    """Before any work: ``--dot FILE`` can be written, and Graphviz is there for ``.svg``."""
+    import shutil
+
+    from fsmnet.errors import BackendUnavailable
+    from fsmnet.io import check_output
+
+    check_output(path)
+    if path.lower().endswith(".svg") and shutil.which("dot") is None:
+        from fsmnet.automata.render import _MISSING
+
+        raise BackendUnavailable(f"--dot {path}: {_MISSING}")
+
+
+def require_matplotlib(flag: str = "--plot") -> None:
+    """Before any work: the optional dependency that draws pictures is installed."""
+    from fsmnet.errors import BackendUnavailable
+
+    try:
+        import matplotlib  # noqa: F401  (imported again where the picture is drawn)
+    except ImportError:
+        raise BackendUnavailable(f"{flag} needs matplotlib, which is not installed: "
+                                 "pip install matplotlib (or, in a checkout of fsmnet, "
+                                 "pip install -e '.[plot]')") from None

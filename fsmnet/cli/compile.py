@@ -109,16 +109,17 @@ def _handle(args: argparse.Namespace) -> int:
         return pfsa_compile(args)
 
     from fsmnet.automata import load
-    from fsmnet.cli.common import LOG, print_json
+    from fsmnet.cli.common import LOG, check_picture, print_json, report_stream
     from fsmnet.constructions import compile_automaton
-    from fsmnet.io import check_output, is_stdout
+    from fsmnet.io import check_output
 
     # Refuse a bad -o before any work, so nothing is computed for nothing.
     check_output(args.output)
-    to_stdout = is_stdout(args.output)
-    if to_stdout and args.json:
-        raise SpecError("-o - writes the network to standard output; --json cannot "
-                        "share it", source="<command line>", field="--json", value=True)
+    if args.dot:
+        check_picture(args.dot)
+    # -o - (or --dot -) is standard output: the summary goes to stderr, and --json or a
+    # second writer of standard output is refused.
+    to_stdout = report_stream({"-o": args.output, "--dot": args.dot}, args.json) is sys.stderr
     options = parse_options(args.option or [])
     automaton = load(args.spec)
     if args.arch in _ONE_HOT_TENSORS and not automaton.is_semiautomaton:
@@ -143,9 +144,6 @@ def _handle(args: argparse.Namespace) -> int:
         from fsmnet.automata.render import write_picture
         from fsmnet.nets.dot import network_to_dot
 
-        if args.dot == "-" and args.output == "-":
-            raise SpecError("--dot - and -o - would both write to standard output",
-                            source="<compile>", field="dot", value="-")
         write_picture(args.dot, network_to_dot(net))
     net.save(args.output)
     result = CompileResult(arch=net.arch, name=net.name, output=args.output,
@@ -154,7 +152,8 @@ def _handle(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result)
     else:
-        # With -o - the network itself is on stdout; the summary must not corrupt it.
+        # With -o - (or --dot -) the network (or its picture) is on stdout; the summary
+        # must not corrupt it.
         out = sys.stderr if to_stdout else sys.stdout
         shown = {k: _brief(v) for k, v in net.options.items() if k != "states"}
         print(f"{args.output}: {net.arch} network for {net.name or args.spec}", file=out)
@@ -179,7 +178,7 @@ def _brief(value: Any, limit: int = 80) -> Any:
 def register(subparsers: Any) -> None:
     """Add the ``compile`` sub-command."""
     from fsmnet import archs as registry
-    from fsmnet.cli.common import int_at_least
+    from fsmnet.cli.common import choice, int_at_least
 
     archs = "\n".join(f"  {r.id:<24}{r.summary}" for r in registry.records())
     parser = subparsers.add_parser(
@@ -189,6 +188,7 @@ def register(subparsers: Any) -> None:
         epilog=_EPILOG.format(archs=archs), formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("spec", metavar="SPEC", help="spec file or built-in family")
     parser.add_argument("--arch", required=True, choices=list(registry.ids()), metavar="ID",
+                        type=choice("architecture", registry.ids()),
                         help="architecture id (listed below)")
     parser.add_argument("-o", "--output", required=True, metavar="NET.safetensors",
                         help="where to write the network ('-': standard output)")

@@ -40,8 +40,12 @@ def handle(args: argparse.Namespace) -> int:
         summarize,
     )
     from fsmnet.automata.resolve import load
-    from fsmnet.cli.common import print_json, show_progress
+    from fsmnet.cli.common import check_picture, print_json, report_stream, show_progress
 
+    if args.dot:
+        check_picture(args.dot)  # before the decomposition, which may take minutes
+    # With --dot - the picture is standard output; the levels go to stderr.
+    out = report_stream({"--dot": args.dot}, args.json)
     automaton = load(args.spec)
     stages = ["decomposing"] + ([] if args.no_verify else ["checking the action",
                                                           "checking the emulation"])
@@ -82,9 +86,10 @@ def handle(args: argparse.Namespace) -> int:
         name = automaton.name or args.spec
         status = "verified" if verified else ("not checked" if args.no_verify else "NOT VERIFIED")
         n = len(result.levels)
-        print(f"{name}: {automaton.n_states} states, {n} level{'' if n == 1 else 's'} ({status})")
+        print(f"{name}: {automaton.n_states} states, {n} level{'' if n == 1 else 's'} ({status})",
+              file=out)
         for line in format_levels(result):
-            print(line)
+            print(line, file=out)
         for why in failures:
-            print(f"  check failed: {why}")
+            print(f"  check failed: {why}", file=out)
     return 0

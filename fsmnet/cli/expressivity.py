@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from fsmnet.cli.common import print_json
+from fsmnet.cli.common import choice, print_json
 
 EPILOG = """\
 Verdicts, all computed on the minimal automaton:
@@ -31,6 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("spec", metavar="SPEC")
     p.add_argument("--arch", action="append", metavar="ID", choices=list(registry.ids()),
+                   type=choice("architecture", registry.ids()),
                    help="architecture class (repeatable; default: all of "
                         f"{', '.join(registry.ids())})")
     p.add_argument("--witness-dir", metavar="DIR",

@@ -3,8 +3,19 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from fsmnet.cli.common import int_at_least, print_json, show_progress
+from fsmnet.cli.common import (
+    choice,
+    int_at_least,
+    print_json,
+    report_stream,
+    require_matplotlib,
+    show_progress,
+)
+
+if TYPE_CHECKING:  # the table's module loads only when the command runs
+    from fsmnet.decide.hierarchy import Hierarchy
 
 EPILOG = """\
 Cells: ✓ the construction compiled and was proved equal to the automaton
@@ -30,6 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--task", action="append", metavar="SPEC",
                    help="tasks to use instead of the built-in suite (repeatable)")
     p.add_argument("--arch", action="append", metavar="ID", choices=list(registry.ids()),
+                   type=choice("architecture", registry.ids()),
                    help="architectures (repeatable; default: every registered one)")
     p.add_argument("--markdown", action="store_true", help="print a Markdown table")
     p.add_argument("--plot", metavar="PNG", help="also draw the table as a heat map")
@@ -40,10 +52,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 def handle(args: argparse.Namespace) -> int:
     from fsmnet import archs as registry
     from fsmnet.decide.hierarchy import TASKS, build_hierarchy, to_markdown
-    from fsmnet.io import check_output, output_path
+    from fsmnet.io import check_output
 
     if args.plot:
-        check_output(args.plot)  # a bad path is reported before the table is built
+        check_output(args.plot)  # a bad path is reported before the table is built,
+        _format(args.plot)       # and so are a suffix matplotlib cannot write
+        require_matplotlib()     # and a missing matplotlib
+    # With --plot - the picture is standard output; the table goes to stderr.
+    out = report_stream({"--plot": args.plot}, args.json)
     tasks = [_task(t) for t in args.task] if args.task else list(TASKS)
     archs = args.arch or list(registry.ids())
     bar = None
@@ -61,14 +77,11 @@ def handle(args: argparse.Namespace) -> int:
     if bar is not None:
         bar.close()
     if args.plot:
-        from fsmnet.decide.hierarchy_plot import plot_hierarchy
-
-        with output_path(args.plot) as tmp:  # atomic; the suffix picks the format
-            plot_hierarchy(table, tmp)
+        _draw(table, args.plot)
     if args.json:
         print_json(table)
     else:
-        print(to_markdown(table))
+        print(to_markdown(table), file=out)
     return 0
 
 
@@ -81,3 +94,35 @@ def _task(spec: str) -> tuple[str, object]:
 
     automaton = load(spec)
     return automaton.name or "<stdin>", automaton.to_dict()
+
+
+def _format(path: str) -> str:
+    """The picture's suffix: ``.png`` (also for ``-`` and a name without one), ``.svg``
+    or ``.pdf``; FsmnetError for any other."""
+    import os
+
+    from fsmnet.errors import FsmnetError
+
+    suffix = "" if path == "-" else os.path.splitext(path)[1].lower()
+    if suffix not in ("", ".png", ".svg", ".pdf"):
+        raise FsmnetError(f"--plot {path}: the picture is written as PNG, SVG or PDF by its "
+                          f"suffix, not {suffix}")
+    return suffix or ".png"
+
+
+def _draw(table: Hierarchy, path: str) -> None:
+    """Draw the heat map into a file named for its format (matplotlib picks the format
+    by the suffix, and a temporary name has none), then write it to ``path`` by
+    fsmnet.io's rules (atomic, ``-`` for standard output)."""
+    import os
+    import tempfile
+
+    from fsmnet.decide.hierarchy_plot import plot_hierarchy
+    from fsmnet.io import write_bytes
+
+    with tempfile.TemporaryDirectory(prefix="fsmnet-") as folder:
+        tmp = os.path.join(folder, "hierarchy" + _format(path))
+        plot_hierarchy(table, tmp)
+        with open(tmp, "rb") as handle:
+            data = handle.read()
+    write_bytes(path, data)

@@ -68,7 +68,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "(default: %(default)s, about 1.6 GB)")
     p.add_argument("--dot", metavar="FILE",
                    help="write a Graphviz picture of the state diagram to FILE: DOT text, or SVG "
-                        "when FILE ends in .svg (needs Graphviz dot); '-' is standard output")
+                        "when FILE ends in .svg (needs Graphviz dot); '-' is standard output, "
+                        "and the table then goes to stderr")
     p.set_defaults(handler=handle)
 
 
@@ -81,9 +82,19 @@ def handle(args: argparse.Namespace) -> int:
     from fsmnet.algebra.info import info
     from fsmnet.algebra.monoid import MonoidTooLarge
     from fsmnet.automata.resolve import load
-    from fsmnet.cli.common import human_bytes, print_json, progress_note
+    from fsmnet.cli.common import (
+        check_picture,
+        human_bytes,
+        print_json,
+        progress_note,
+        report_stream,
+    )
     from fsmnet.errors import FsmnetError
 
+    if args.dot:
+        check_picture(args.dot)  # before the monoid, which may take minutes
+    # With --dot - the picture is standard output (for a pipe into dot); the table goes aside.
+    out = report_stream({"--dot": args.dot}, args.json)
     automaton = load(args.spec)
     states, elements = cost_lower_bound(automaton)
     cells = states * elements
@@ -116,7 +127,7 @@ def handle(args: argparse.Namespace) -> int:
         print_json(result)
     else:
         for line in format_info(result, fallback_name=args.spec):
-            print(line)
+            print(line, file=out)
     return 0
 
 

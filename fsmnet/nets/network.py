@@ -280,6 +280,10 @@ def load_network(path: str | os.PathLike[str]) -> Network:
     """
     src = os.fspath(path)
     if not os.path.isfile(src):
+        if os.path.isdir(src):
+            raise NetworkFileError(f"{src}: is a directory, not a network file")
+        if os.path.exists(src):
+            raise NetworkFileError(f"{src}: not a regular file, so not a network file")
         raise NetworkFileError(f"{src}: no such network file")
     from safetensors import safe_open
 

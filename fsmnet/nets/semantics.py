@@ -54,7 +54,8 @@ def semantics_for(arch: str, source: str = "<network>") -> Semantics:
 
     if arch not in archs.ids():
         raise NetworkFileError(
-            f"{source}: field 'arch': unknown architecture (value: {arch!r}); "
+            f"{source}: field 'arch': unknown architecture{archs.suggest(arch)} "
+            f"(value: {arch!r}); "
             f"known: {', '.join(archs.ids())}"
         )
     semantics: Semantics = archs.resolve(archs.get(arch).semantics)
