@@ -8,7 +8,15 @@ import sys
 import time
 from typing import Any
 
-from fsmnet.cli.common import count, int_at_least, print_json, show_progress
+from fsmnet.cli.common import (
+    choice,
+    count,
+    int_at_least,
+    print_json,
+    report_stream,
+    require_matplotlib,
+    show_progress,
+)
 
 EPILOG = """\
 Trains on uniformly random words with lengths drawn from --lengths (default
@@ -68,8 +76,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("train", help="train a torch module of an architecture on SPEC",
                        description=__doc__, epilog=EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("spec", metavar="SPEC")
+    p.add_argument("spec", metavar="SPEC",
+                   help="the task: a spec file (JSON/YAML) or a built-in family, e.g. parity")
     p.add_argument("--arch", required=True, choices=train_arch_ids(), metavar="ARCH",
+                   type=choice("architecture", train_arch_ids()),
                    help="one of: " + ", ".join(train_arch_ids()))
     p.add_argument("--hidden", type=int_at_least(1), default=16, help="hidden size (16)")
     p.add_argument("--rank", type=int_at_least(1), help="CP rank (bilinear-cp; default H)")
@@ -79,18 +89,28 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--layers", type=int_at_least(1), help="cascade layers (minmax-cascade)")
     p.add_argument("--lengths", type=lengths, default=(2, 10), metavar="MIN-MAX",
                    help="training word lengths (default 2-10)")
-    p.add_argument("--steps", type=int_at_least(1), default=1000)
-    p.add_argument("--batch", type=int_at_least(1), default=64)
-    p.add_argument("--lr", type=positive_float, default=0.01)
-    p.add_argument("--seed", type=int_at_least(0), default=0)
+    p.add_argument("--steps", type=int_at_least(1), default=1000,
+                   help="optimizer steps (default %(default)s)")
+    p.add_argument("--batch", type=int_at_least(1), default=64,
+                   help="words per step (default %(default)s)")
+    p.add_argument("--lr", type=positive_float, default=0.01,
+                   help="Adam learning rate (default %(default)s)")
+    p.add_argument("--seed", type=int_at_least(0), default=0,
+                   help="seed of the initial weights and the training words "
+                        "(default %(default)s)")
     p.add_argument("--threads", type=int_at_least(1), default=1,
                    help="torch intra-op threads (part of what makes a run reproducible)")
-    p.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
-    p.add_argument("--eval-length", type=count, default=500)
-    p.add_argument("--long-length", type=count, default=10**6)
+    p.add_argument("--device", default="cpu", choices=("cpu", "cuda"),
+                   help="where torch trains (default %(default)s)")
+    p.add_argument("--eval-length", type=count, default=500, metavar="N",
+                   help="report the torch module's accuracy on words of this length "
+                        "(default %(default)s)")
+    p.add_argument("--long-length", type=count, default=10**6, metavar="N",
+                   help="report the saved network's accuracy on one random word of this "
+                        "length, by the scan engine (default %(default)s; 1e8 ok)")
     p.add_argument("-o", "--output", metavar="NET", help="write the trained network here")
     p.add_argument("--plot", metavar="PNG", help="accuracy vs length, trained vs compiled")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(handler=handle)
 
 
@@ -124,6 +144,12 @@ def _check(args: argparse.Namespace) -> dict[str, Any]:
             raise FsmnetError(f"--plot {args.plot}: the picture is written as PNG, SVG or PDF "
                               f"by its suffix, not {suffix}")
         check_output(args.plot)  # an unwritable place fails now, not after the training
+        require_matplotlib()
+    if args.output:
+        from fsmnet.io import check_output
+
+        check_output(args.output)
+    report_stream({"-o": args.output, "--plot": args.plot}, args.json)  # one writer of stdout
     return options
 
 
@@ -158,13 +184,16 @@ def handle(args: argparse.Namespace) -> int:
     long_acc = None
     if hasattr(module, "to_params") and args.arch not in ("minmax-cascade", "minmax-scalar"):
         net = _network(args, result, acc_eval)
-        if args.output:
-            net.save(args.output)
+        from fsmnet.cli.common import progress_note
         from fsmnet.train.report import engine_accuracy
 
+        progress_note(f"checking the trained network on {args.long_length:,} random symbols "
+                      "(scan engine; Ctrl-C stops it)", args.json)
         long_acc = engine_accuracy(args.spec, net, [args.long_length])[args.long_length]
     if args.plot and net is not None:
         _plot(args, net)
+    if args.output and net is not None:
+        net.save(args.output)  # last: an interrupted or failed run leaves no network behind
     summary = {
         "spec": args.spec, "arch": args.arch, "saved_as": None if net is None else net.arch,
         "hidden": args.hidden, "steps": args.steps, "final_loss": result.losses[-1],
@@ -177,17 +206,20 @@ def handle(args: argparse.Namespace) -> int:
     if args.json:
         print_json(summary)
     else:
+        # With -o - or --plot - that file is standard output; the summary goes aside.
+        out = report_stream({"-o": args.output, "--plot": args.plot})
         print(f"trained {args.arch} (hidden {args.hidden}) on {args.spec}: {args.steps} steps "
-              f"in {result.seconds:.1f} s, final loss {result.losses[-1]:.4g}")
-        print(f"accuracy at length {args.eval_length}: {acc_eval:.4f} (torch module)")
+              f"in {result.seconds:.1f} s, final loss {result.losses[-1]:.4g}", file=out)
+        print(f"accuracy at length {args.eval_length}: {acc_eval:.4f} (torch module)",
+              file=out)
         if long_acc is None:
             print(f"accuracy at length {args.long_length}: n/a ({args.arch} has no network "
-                  "form for the scan engine)")
+                  "form for the scan engine)", file=out)
         else:
             print(f"accuracy at length {args.long_length}: {long_acc:.4f} (saved network, "
-                  "scan engine)")
+                  "scan engine)", file=out)
         if args.output:
-            print(f"wrote {args.output} ({net.arch if net else args.arch})")
+            print(f"wrote {args.output} ({net.arch if net else args.arch})", file=out)
     sys.stdout.flush()
     return 0
 
