@@ -9,7 +9,7 @@ from fsmnet.cli.common import print_counterexample, print_json
 
 EPILOG = """\
 exit codes: 0 proved, 1 refuted (a confirmed counterexample is printed),
-            3 unknown (with the proved length L), 2 bad input.
+            3 unknown (with the proved length L), 2 bad input, 4 internal error.
 
 --json prints {"verdict", "method", "counterexample", "proved_length",
 "domain", "covers", "seconds"}: proved_length is null for "proved" (every
@@ -21,12 +21,23 @@ exact product).
 For a network with infinitely many reachable states (trained, or with noisy
 weights) the proof is an invariant: a set of hidden states per automaton
 state, closed under every symbol and read out correctly, every inclusion
-checked in exact rationals (docs/certify.md).  --float32 also covers the
-network run in float32 step by step, in any summation order.  Without SPEC
-the automaton is learned from the network with L* (needs aalpy).
+checked in exact rationals (docs/certify.md).
+
+--float32: the claim is about the network run in float32 by its reference step
+(docs/formats.md; what 'fsmnet run --float32' and the torch modules execute).
+A word where that run is wrong or overflows refutes it (confirmed by the
+checker's independent float32 replay); an invariant proves it in any summation
+order (and in exact arithmetic); otherwise the finitely many float32 states are
+explored bit for bit, which proves the reference order.  "covers" says which.
+
+argument order: NET comes first because SPEC may be left out (the automaton is
+then learned from the network with L*, needs aalpy).  'fsmnet verify' and
+'fsmnet fuzz' take SPEC NET, and from Python fsmnet.certify(spec, net) takes
+the automaton first, like fsmnet.verify(spec, net).
 
 examples:
   fsmnet certify net.safetensors parity --certificate cert.json
+  fsmnet certify net.safetensors parity --float32 --certificate c32.json
   fsmnet check cert.json --network net.safetensors
 """
 
@@ -35,11 +46,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("certify", help="prove a trained/perturbed network for all lengths",
                        description=__doc__, epilog=EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("net", metavar="NET", help="network file (.safetensors)")
+    p.add_argument("net", metavar="NET", help="network file (.safetensors); NET comes first "
+                   "here, unlike 'verify SPEC NET' and 'fuzz SPEC NET'")
     p.add_argument("spec", metavar="SPEC", nargs="?", default=None,
-                   help="spec file or built-in family (default: learn it with L*)")
+                   help="spec file or built-in family, after NET (optional; default: learn "
+                        "it from the network with L*)")
     p.add_argument("--float32", action="store_true",
-                   help="the proof also covers float32 step-by-step execution")
+                   help="prove (or refute) the network as run in float32 by its reference "
+                        "step; the result says what it covers")
     p.add_argument("--certificate", metavar="C.json",
                    help="write a proof certificate ('-': standard output)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
