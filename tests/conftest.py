@@ -12,18 +12,35 @@ Helper modules beside the tests (imported by name, since ``tests/`` is on
 results), ``layer_rule`` (the import checker) and ``toy_architecture`` (a
 made-up architecture for the registry tests).
 
-The heaviest soundness properties have a ``slow`` twin with a larger budget
-(``python -m pytest -m slow``).
+Hypothesis settings come from two profiles registered here, not from each test:
+
+* ``default``: no deadline, and the same examples on every run (``derandomize``,
+  no example database), so that a CI failure comes from the change under test
+  and repeats on a developer's machine;
+* ``thorough``: ten times the examples, drawn afresh on each run (a failure
+  prints the ``@reproduce_failure`` blob that replays it).
+
+``default`` is loaded for every run, ``thorough`` when the run selects slow tests
+(``-m slow``) or asks for it (``--hypothesis-profile=thorough``, which also works
+under ``-n 2``: each worker loads the profile named on the command line).  A test
+whose examples cost enough to need a bound of its own sets
+``max_examples=examples(n)`` (``hypothesis_budget``): ``n`` under ``default``,
+scaled with the loaded profile.  Tests marked ``thorough`` are the soundness
+properties whose only extra budget is more examples; ``-m slow`` runs them too.
+Other heavy properties keep a ``slow`` twin that also raises a size or length.
 """
 
 from __future__ import annotations
 
 import itertools
 import os
+import re
 from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import settings
+from hypothesis_budget import DEFAULT_EXAMPLES, THOROUGH_FACTOR
 
 # Under ``pytest -n 2`` two workers share two cores, and each worker's torch and
 # BLAS would start one thread per core: four busy threads on two cores, which
@@ -34,6 +51,37 @@ import pytest
 if os.environ.get("PYTEST_XDIST_WORKER"):
     for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ.setdefault(_var, "1")
+
+settings.register_profile("default", deadline=None, derandomize=True, database=None,
+                          max_examples=DEFAULT_EXAMPLES)
+settings.register_profile("thorough", settings.get_profile("default"), derandomize=False,
+                          print_blob=True, max_examples=THOROUGH_FACTOR * DEFAULT_EXAMPLES)
+
+
+def _selects_slow(markexpr: str) -> bool:
+    """Whether ``-m markexpr`` selects tests marked ``slow`` ("slow", "slow or gpu"),
+    as opposed to the default "not slow"."""
+    return re.search(r"(?<!not )\bslow\b", " ".join(markexpr.split())) is not None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    # tryfirst: Hypothesis's own pytest_configure runs after this one and loads the
+    # profile named by --hypothesis-profile, if any, over the one chosen here.
+    config.addinivalue_line(
+        "markers", "thorough: a soundness property with more examples under the thorough "
+        "profile; -m slow runs it too")
+    thorough = _selects_slow(config.getoption("markexpr", "") or "")
+    settings.load_profile("thorough" if thorough else "default")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # tryfirst: before pytest deselects by -m, so that "-m slow" keeps these.
+    if _selects_slow(config.getoption("markexpr", "") or ""):
+        for item in items:
+            if item.get_closest_marker("thorough") is not None:
+                item.add_marker(pytest.mark.slow)
 
 
 def shortest_disagreement(net: Any, automaton: Any, max_len: int) -> list[int] | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 
 import fsmnet
 from fsmnet.automata.convert import from_aalpy, to_aalpy
@@ -89,7 +89,6 @@ def test_clashing_symbol_names_are_refused():
         fsmnet.load(Dfa(s, [s]))
 
 
-@settings(max_examples=40, deadline=None)
 @given(automata(max_states=5, max_symbols=3, max_labels=3))
 def test_round_trip_through_aalpy(a):
     back = to_aalpy(a)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import fsmnet
@@ -54,7 +54,6 @@ def test_automaton_trace_and_run_with_names(method: str) -> None:
     assert info.value.value == 3
 
 
-@settings(max_examples=40, deadline=None)
 @given(word=st.lists(st.integers(0, 2), max_size=30))
 def test_trace_agrees_with_a_plain_loop(word: list[int]) -> None:
     a = fsmnet.load("modadd:3")

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from fsmnet.automata import Automaton
@@ -61,7 +61,6 @@ def test_bool_and_int_labels_stay_distinct() -> None:
     assert len(a.labels) == 3
 
 
-@settings(deadline=None, max_examples=60)
 @given(automata(max_states=6, max_labels=3), st.data())
 def test_trace_agrees_with_stepwise_run(a: Automaton, data: st.DataObject) -> None:
     w = data.draw(words_for(a))
@@ -70,7 +69,6 @@ def test_trace_agrees_with_stepwise_run(a: Automaton, data: st.DataObject) -> No
         assert states[t] == a.run(w[:t])
 
 
-@settings(deadline=None, max_examples=40)
 @given(automata(max_states=6, max_labels=3))
 def test_to_dict_round_trip_is_structural_identity(a: Automaton) -> None:
     d = a.to_dict()

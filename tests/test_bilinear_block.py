@@ -19,6 +19,7 @@ from bilinear_helpers import FAMILIES, assert_simulates, small_automata
 from congruence_oracle import brute_force_congruences
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 import fsmnet
 from fsmnet.automata import Automaton
@@ -41,7 +42,7 @@ def permutation_automata(draw, max_states=8):
 # identity letter on n states makes all Bell(n) - 2 non-trivial partitions
 # congruences: the oracle takes 0.4 s at n = 6, 8.5 s at n = 7 and minutes at
 # n = 8 (this test once took 247 s on a fresh clone).
-@settings(deadline=None, max_examples=150)
+@settings(max_examples=examples(150))
 @given(st.one_of(small_automata(max_states=6).map(lambda a: a.delta),
                  permutation_automata(max_states=6)))
 def test_fast_congruences_equal_brute_force(delta):
@@ -50,7 +51,6 @@ def test_fast_congruences_equal_brute_force(delta):
     assert found == brute_force_congruences(delta)
 
 
-@settings(deadline=None, max_examples=60)
 @given(permutation_automata(max_states=6))
 def test_products_of_letters_are_redundant(delta):
     # A letter that is a product of two others adds no congruence condition.
@@ -87,7 +87,6 @@ def test_s5_splits_and_is_fast():
                      exact_length=8)
 
 
-@settings(deadline=None, max_examples=40)
 @given(small_automata(max_states=6), st.data())
 def test_block_fast_path_equals_generic_exploration(automaton, data):
     m = automaton.minimal()
@@ -119,7 +118,6 @@ def test_block_fast_path_refuses_two_nonzeros_in_a_column():
     assert block_one_hot_model(net.with_params(**{"W.0": w})) is None
 
 
-@settings(deadline=None, max_examples=30)
 @given(small_automata(max_states=6), st.integers(0, 2**32 - 1))
 def test_random_automata(automaton, seed):
     minimal = automaton.minimal()

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import sympy
 from bilinear_helpers import FAMILIES, assert_simulates, small_automata
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import fsmnet
@@ -42,7 +42,6 @@ def exact_tensor(net):
     return out
 
 
-@settings(deadline=None, max_examples=25)
 @given(small_automata(max_states=5), st.sampled_from(["best", "image", "transitions", "slices"]),
        st.integers(0, 2**32 - 1))
 def test_random_automata_exact_and_bounded(automaton, start, seed):
@@ -92,7 +91,6 @@ def test_requested_rank_pads_or_refuses():
         fsmnet.compile("parity", "bilinear-cp", bounds="smallest")
 
 
-@settings(deadline=None, max_examples=60)
 @given(st.integers(1, 6), st.integers(1, 6), st.data())
 def test_integer_rank_factorization(rows, cols, data):
     m = np.array(data.draw(st.lists(st.lists(st.integers(-2, 2), min_size=cols, max_size=cols),

@@ -5,13 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from bilinear_helpers import FAMILIES, assert_simulates, small_automata
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import fsmnet
 
 
-@settings(deadline=None, max_examples=30)
 @given(small_automata(), st.integers(0, 2**32 - 1))
 def test_random_automata(automaton, seed):
     minimal = automaton.minimal()

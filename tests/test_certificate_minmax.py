@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 import fsmnet
 from fsmnet.automata import Automaton, load
@@ -127,7 +128,6 @@ def _leaves(state, prefix=()):
     return [p for i, x in enumerate(state) for p in _leaves(x, prefix + (i,))]
 
 
-@settings(deadline=None, max_examples=25)
 @given(automata(max_states=4, max_symbols=2, max_labels=3),
        st.sampled_from(["minmax-dense", "minmax-cascade"]), st.data())
 def test_any_edited_state_entry_is_rejected(a: Automaton, arch: str, data) -> None:
@@ -153,7 +153,6 @@ def test_any_edited_state_entry_is_rejected(a: Automaton, arch: str, data) -> No
         check_certificate(edited)
 
 
-@settings(deadline=None, max_examples=25)
 @given(automata(max_states=5, max_symbols=3, max_labels=3),
        st.sampled_from(["minmax-dense", "minmax-cascade"]), st.data())
 def test_checker_models_agree_with_the_network_semantics(a: Automaton, arch, data) -> None:
@@ -183,7 +182,7 @@ def test_checker_models_agree_with_the_network_semantics(a: Automaton, arch, dat
 _ENTRY = st.sampled_from([-3, -1, 0, 1, 2, 5]).map(lambda v: Fraction(v, 2))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300))
 @given(st.integers(1, 5).flatmap(lambda n: st.tuples(
     st.lists(st.lists(_ENTRY, min_size=n, max_size=n), min_size=1, max_size=4),
     st.lists(_ENTRY, min_size=n, max_size=n),

@@ -6,7 +6,7 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from fsmnet.algebra.commutative import (
@@ -60,7 +60,6 @@ def _brute_commutative(a: Automaton) -> bool:
     return True
 
 
-@settings(deadline=None, max_examples=60)
 @given(automata(max_states=4, max_symbols=3, max_labels=3))
 def test_commutativity_matches_brute_force(a: Automaton) -> None:
     assert is_commutative(a) == _brute_commutative(a)
@@ -81,7 +80,6 @@ def test_non_minimal_machine_with_commutative_language() -> None:
     assert is_commutative(a)
 
 
-@settings(deadline=None, max_examples=80)
 @given(st.lists(st.integers(0, 5), min_size=1, max_size=6))
 def test_index_and_period_brute_force(values: list[int]) -> None:
     f = np.array([min(v, len(values) - 1) for v in values])
@@ -95,7 +93,6 @@ def test_index_and_period_brute_force(values: list[int]) -> None:
     assert min(q for _, q in pairs) == p
 
 
-@settings(deadline=None, max_examples=40)
 @given(commutative_machines())
 def test_count_table_is_the_smallest_description(a: Automaton) -> None:
     table = count_table(a)

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from test_commutative_algebra import commutative_machines, counter_product
 
 import fsmnet
@@ -88,7 +89,7 @@ def test_thresholds_with_irrational_rotations() -> None:
     assert_tracks(a, net, random_words(2, 4, (50,)), exact=True)
 
 
-@settings(deadline=None, max_examples=25)
+@settings(max_examples=examples(25))
 @given(commutative_machines(), st.integers(0, 2**32 - 1))
 def test_random_commutative_languages(a: Automaton, seed: int) -> None:
     for arch in applicable(a):
@@ -97,7 +98,7 @@ def test_random_commutative_languages(a: Automaton, seed: int) -> None:
         assert_tracks(a, net, random_words(a.n_symbols, seed + 1, (12,)), exact=True)
 
 
-@settings(deadline=None, max_examples=15)
+@settings(max_examples=examples(15))
 @given(commutative_machines())
 def test_scores_separate_at_one_half(a: Automaton) -> None:
     # The theorem itself, in exact arithmetic on unnormalized channel values:

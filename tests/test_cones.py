@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 import fsmnet
 from fsmnet.nets import Network
@@ -76,14 +77,14 @@ FAST_LEAKY = st.sampled_from([
     ("flipflop", 0.125, 1.0), ("flipflop", 2.0, 0.9)])
 
 
-@settings(deadline=None, max_examples=5)
+@settings(max_examples=examples(5))
 @given(case=FAST_LEAKY)
 def test_leaky_networks_are_never_proved_wrongly(shortest_disagreement, case) -> None:
     _leaky_verdict_is_sound(shortest_disagreement, *case)
 
 
 @pytest.mark.slow
-@settings(deadline=None, max_examples=48)
+@settings(max_examples=48)
 @given(*LEAKY)
 def test_leaky_networks_are_never_proved_wrongly_thorough(shortest_disagreement, spec, leak,
                                                           decay) -> None:

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from automata.fa.dfa import DFA
 from automata.fa.nfa import NFA
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from fsmnet.automata import Automaton, equivalent, is_minimal
@@ -64,7 +64,6 @@ def lib_nfas(draw) -> NFA:
 
 
 # ------------------------------------------------------------- automata-lib
-@settings(deadline=None, max_examples=60)
 @given(a=acceptors())
 def test_round_trip_through_automata_lib_preserves_the_language(a: Automaton) -> None:
     d = to_automata_lib(a)
@@ -75,7 +74,6 @@ def test_round_trip_through_automata_lib_preserves_the_language(a: Automaton) ->
         assert d.accepts_input(w) == a.accepts(w)
 
 
-@settings(deadline=None, max_examples=60)
 @given(d=lib_dfas())
 def test_lib_dfa_language_is_kept_partial_ones_get_a_sink(d: DFA) -> None:
     a = from_automata_lib(d)
@@ -87,7 +85,6 @@ def test_lib_dfa_language_is_kept_partial_ones_get_a_sink(d: DFA) -> None:
     assert a.states[a.initial] == str(d.initial_state)
 
 
-@settings(deadline=None, max_examples=40)
 @given(nfa=lib_nfas())
 def test_nfa_is_determinized(nfa: NFA) -> None:
     a = from_automata_lib(nfa)
@@ -159,7 +156,6 @@ def regexes(depth: int = 3) -> st.SearchStrategy[str]:
     )
 
 
-@settings(deadline=None, max_examples=60)
 @given(pattern=regexes(), data=st.data())
 def test_regex_agrees_with_python_re(pattern: str, data: st.DataObject) -> None:
     a = from_regex(pattern, ABC)

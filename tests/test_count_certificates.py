@@ -18,6 +18,7 @@ import pytest
 import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 import fsmnet
 from fsmnet import archs
@@ -109,7 +110,7 @@ def commutative_automata(draw):
     return machine(delta, outputs, [chr(97 + a) for a in range(k)])
 
 
-@settings(deadline=None, max_examples=12)
+@settings(max_examples=examples(12))
 @given(commutative_automata(), st.sampled_from(ARCHS))
 def test_random_commutative_automata_are_certified(a, arch):
     import tempfile
@@ -175,7 +176,7 @@ def _true_claim(cert, max_len=7):
     return True
 
 
-@settings(deadline=None, max_examples=60)
+@settings(max_examples=examples(60))
 @given(st.sampled_from(["at_least_3_a", "tomita1"]), st.data())
 def test_mutated_rational_models_pass_only_if_true(name, data):
     import tempfile
@@ -204,7 +205,7 @@ def test_mutated_rational_models_pass_only_if_true(name, data):
     assert _true_claim(cert)  # a certificate that passes states a true claim
 
 
-@settings(deadline=None, max_examples=10)
+@settings(max_examples=examples(10))
 @given(st.sampled_from(["mod3_seen_b", "at_least_3_a", "cycle_navigation"]), st.data())
 def test_mutated_networks_are_never_proved_wrongly(name, data):
     from fsmnet.nets import Network
@@ -231,7 +232,6 @@ def test_cyclotomic_polynomials_match_sympy(m):
     assert list(cyclotomic_poly(m)) == want
 
 
-@settings(deadline=None, max_examples=60)
 @given(st.sampled_from([3, 4, 5, 12, 20]), st.data())
 def test_checker_field_agrees_with_prover_field(m, data):
     coeffs = st.dictionaries(st.integers(0, 2 * m), st.fractions(max_denominator=5),

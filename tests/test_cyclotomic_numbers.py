@@ -7,6 +7,7 @@ from fractions import Fraction
 import mpmath
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from fsmnet.nets.cyclotomic import cyclotomic_field
 
@@ -33,7 +34,7 @@ def test_imaginary_unit_and_rationals() -> None:
     assert s * s == Fraction(3, 4) and s > 0 and -s < 0 and abs(-s) == s
 
 
-@settings(deadline=None, max_examples=120)
+@settings(max_examples=examples(120))
 @given(st.sampled_from([3, 5, 7, 8, 12, 15, 20, 60]),
        st.dictionaries(st.integers(0, 59), st.fractions(max_denominator=50).filter(
            lambda q: abs(q) < 100), max_size=6))
@@ -53,7 +54,6 @@ def test_sign_matches_high_precision(order: int, powers: dict[int, Fraction]) ->
     assert abs(float(x) - float(value)) < 1e-9 * (1 + abs(float(value)))
 
 
-@settings(deadline=None, max_examples=60)
 @given(st.sampled_from([5, 7, 12, 15]),
        st.dictionaries(st.integers(0, 20), st.integers(-5, 5), min_size=1, max_size=5))
 def test_inverse(order: int, powers: dict[int, int]) -> None:

@@ -15,6 +15,7 @@ import pytest
 from emulated_cupy import needs_gxx, use_emulator
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 import fsmnet
 from fsmnet.errors import SpecError
@@ -73,7 +74,7 @@ def test_device_blocks_are_validated(cupy_chunks):
         evaluate(a, cupy_chunks(word, 2), backend="dask", outputs="last")
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15))
 @given(a=automata(max_states=7, max_symbols=3), seed=st.integers(0, 2**16),
        length=st.integers(1, 2000), block=st.integers(1, 700))
 def test_random_automata_and_block_sizes(a, seed, length, block):

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from fsmnet.automata import Automaton, load
 from fsmnet.constructions import compile_automaton
@@ -56,7 +57,7 @@ def permutation_automata(draw: st.DrawFn) -> Automaton:
                      initial=0, outputs=outputs)
 
 
-@settings(deadline=None, max_examples=25)
+@settings(max_examples=examples(25))
 @given(permutation_automata(), st.integers(0, 2**32 - 1))
 def test_random_permutation_automata(a: Automaton, seed: int) -> None:
     m = a.minimal()
@@ -71,7 +72,6 @@ def test_random_permutation_automata(a: Automaton, seed: int) -> None:
     assert net.options["n_h_lower_bound"] <= want
 
 
-@settings(deadline=None, max_examples=20)
 @given(st.integers(2, 6), st.integers(1, 3), st.integers(0, 10**6))
 def test_random_transformation_automata(n: int, k: int, seed: int) -> None:
     rng = np.random.default_rng(seed)

@@ -9,6 +9,7 @@ import itertools
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 import fsmnet
 from fsmnet.automata import Automaton
@@ -35,7 +36,6 @@ def commutative_automata(draw):
                      initial=0, outputs=outputs)
 
 
-@settings(deadline=None, max_examples=25)
 @given(commutative_automata(), st.sampled_from(["bilinear-positive-diag",
                                                "bilinear-real-diag"]))
 def test_constructions_are_proved(a, arch) -> None:
@@ -46,7 +46,7 @@ def test_constructions_are_proved(a, arch) -> None:
     assert verify(a, net, max_states=300).verdict == "proved"
 
 
-@settings(deadline=None, max_examples=40)
+@settings(max_examples=examples(40))
 @given(commutative_automata(), st.data())
 def test_mutants_are_never_proved_wrongly(shortest_disagreement, a, data) -> None:
     try:

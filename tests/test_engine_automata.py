@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 import fsmnet
 from fsmnet.errors import BackendUnavailable, SpecError
@@ -25,7 +26,7 @@ def expected(a, word, start=None):
     return a.output_ids[states[1:]], int(states[-1])
 
 
-@settings(deadline=None, max_examples=25)
+@settings(max_examples=examples(25))
 @given(data=st.data(), a=automata(max_states=6, max_symbols=3, max_labels=3))
 def test_random_automata_every_path(data, a):
     word = np.array(data.draw(st.lists(st.integers(0, a.n_symbols - 1), max_size=300)),
@@ -43,7 +44,7 @@ def test_random_automata_every_path(data, a):
     assert ref.state == want_q and np.array_equal(ref.outputs, want_out)
 
 
-@settings(deadline=None, max_examples=20)
+@settings(max_examples=examples(20))
 @given(data=st.data(), a=automata(max_states=5, max_symbols=3))
 def test_streaming_two_pieces_equals_one_call(data, a):
     word = np.array(data.draw(st.lists(st.integers(0, a.n_symbols - 1), max_size=200)),

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 import fsmnet
 from fsmnet.gpu import evaluate
@@ -28,8 +29,7 @@ def client():
     cluster.close()
 
 
-@settings(deadline=None, max_examples=15,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(15), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data(), a=automata(max_states=5, max_symbols=3, max_labels=3))
 def test_random_automata(client, data, a):
     word = np.array(data.draw(st.lists(st.integers(0, a.n_symbols - 1), max_size=200)),

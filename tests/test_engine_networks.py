@@ -12,6 +12,7 @@ import pytest
 from cascade_strategies import mixed_cascades, scalar_cascades
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 import fsmnet
 from fsmnet.gpu import evaluate
@@ -48,7 +49,7 @@ def check_all_ways(net, word, paths, chunk):
             assert np.allclose(res.state, want_state) and np.allclose(last.state, want_state)
 
 
-@settings(deadline=None, max_examples=25)
+@settings(max_examples=examples(25))
 @given(data=st.data(), net=scalar_cascades())
 def test_random_scalar_cascades(data, net):
     word = np.array(data.draw(st.lists(st.integers(0, len(net.symbols) - 1), max_size=150)),
@@ -60,7 +61,6 @@ def test_random_scalar_cascades(data, net):
                                    chunk=chunk).outputs)
 
 
-@settings(deadline=None, max_examples=25)
 @given(data=st.data(), net=mixed_cascades())
 def test_random_cascades_with_matrix_units(data, net):
     """Matrix units in the levelwise scan: max-min affine chunk summaries, exact."""
@@ -70,7 +70,6 @@ def test_random_cascades_with_matrix_units(data, net):
     check_all_ways(net, word, ("sequential", "levelwise"), chunk)
 
 
-@settings(deadline=None, max_examples=15)
 @given(data=st.data(), net=scalar_cascades())
 def test_cascade_streaming(data, net):
     word = np.array(data.draw(st.lists(st.integers(0, len(net.symbols) - 1), max_size=120)),
@@ -84,7 +83,6 @@ def test_cascade_streaming(data, net):
     assert np.array_equal(np.concatenate([first.outputs, second.outputs]), whole.outputs)
 
 
-@settings(deadline=None, max_examples=10)
 @given(data=st.data(), pair=networks("bilinear-full", max_states=5, max_symbols=3))
 def test_random_bilinear_full(data, pair):
     automaton, net = pair

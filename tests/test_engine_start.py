@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import fsmnet
@@ -41,7 +41,6 @@ def test_bad_chunk_is_refused(chunk: object) -> None:
         evaluate(fsmnet.load("parity"), np.zeros(10, dtype=np.int64), chunk=chunk)
 
 
-@settings(deadline=None, max_examples=30)
 @given(st.integers(0, 4), st.lists(st.integers(0, 4), max_size=50),
        st.sampled_from(["numpy", "numba"]))
 def test_every_valid_start_agrees_with_the_reference_run(q: int, word: list[int],

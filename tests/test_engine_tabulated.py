@@ -3,7 +3,7 @@ automaton, with readouts identical to the reference evaluator (the oracle)."""
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import fsmnet
@@ -15,7 +15,6 @@ from fsmnet.testing.strategies import automata
 ARCHS = ("bilinear-full", "minmax-dense", "minmax-cascade", "deltaproduct")
 
 
-@settings(deadline=None, max_examples=20)
 @given(automata(max_states=5, max_symbols=3, max_labels=3), st.sampled_from(ARCHS), st.data())
 def test_tabulated_equals_reference(a, arch, data) -> None:
     try:

@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 
 from fsmnet.automata import Automaton, load
 from fsmnet.cli import main
@@ -32,7 +32,6 @@ def _brute_noncommutative(m: Automaton, max_len: int = 4) -> bool:
     return False
 
 
-@settings(deadline=None, max_examples=80)
 @given(automata(max_states=4, max_symbols=3, max_labels=3))
 def test_equal_counts_witness_is_valid_and_found_when_brute_force_finds_one(a) -> None:
     m = a.minimal()
@@ -72,7 +71,6 @@ def _cycle_lengths(f: tuple[int, ...]) -> set[int]:
     return out
 
 
-@settings(deadline=None, max_examples=60)
 @given(automata(max_states=4, max_symbols=2, max_labels=2))
 def test_unsettled_witness_exists_iff_monoid_not_aperiodic(a) -> None:
     m = a.minimal()
@@ -83,7 +81,6 @@ def test_unsettled_witness_exists_iff_monoid_not_aperiodic(a) -> None:
     assert (w is not None) == any(max(_cycle_lengths(f)) > 1 for f in _monoid_maps(m))
 
 
-@settings(deadline=None, max_examples=60)
 @given(automata(max_states=5, max_symbols=3, max_labels=2))
 def test_even_power_witness_exists_iff_a_cycle_longer_than_two(a) -> None:
     # stride 2 (real-diagonal nets): a witness iff some monoid element has a state cycle

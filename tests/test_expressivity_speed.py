@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import sympy
 from bilinear_helpers import small_automata
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import fsmnet
@@ -45,7 +45,6 @@ def dense_cp(u, v, z):
 small_ints = st.integers(-3, 3)
 
 
-@settings(deadline=None, max_examples=40)
 @given(st.integers(1, 4), st.integers(1, 3), st.integers(0, 5), st.data())
 def test_cp_reconstruction_and_exact_matrices_match_the_definition(n, k, rank, data):
     def grid(rows):
@@ -64,7 +63,6 @@ def test_cp_reconstruction_and_exact_matrices_match_the_definition(n, k, rank, d
         assert all(isinstance(x, Fraction) for x in mats[s].ravel())
 
 
-@settings(deadline=None, max_examples=60)
 @given(st.integers(1, 5), st.integers(0, 6), st.data())
 def test_sparse_householder_product_equals_dense(hidden, n_h, data):
     keys = np.zeros((n_h, hidden))
@@ -83,13 +81,11 @@ def test_rational_rank_examples(values):
     assert rational_rank(np.array(values)) == sympy.Matrix(values).rank()
 
 
-@settings(deadline=None, max_examples=80)
 @given(st.lists(st.lists(st.integers(-2, 2), min_size=5, max_size=5), min_size=1, max_size=6))
 def test_rational_rank_equals_sympy(rows):
     assert rational_rank(np.array(rows)) == sympy.Matrix(rows).rank()
 
 
-@settings(deadline=None, max_examples=30)
 @given(small_automata(max_states=6), st.sampled_from(["bilinear-cp", "deltaproduct"]),
        st.data())
 def test_fast_path_applies_and_agrees_with_generic(a, arch, data):

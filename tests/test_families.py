@@ -15,14 +15,12 @@ from functools import cache
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from fsmnet.automata import Automaton, is_minimal, load
 from fsmnet.automata.families import FAMILIES, build_family, family_help, family_names
 from fsmnet.errors import SpecError
-
-FAST = settings(deadline=None, max_examples=40)
 
 
 @cache
@@ -40,7 +38,6 @@ def words(alphabet: list[str] | tuple[str, ...], max_size: int = 30) -> st.Searc
 
 
 # --------------------------------------------------------------- counting
-@FAST
 @given(w=words(["0", "1"]))
 def test_parity_accepts_even_number_of_ones(w: list[str]) -> None:
     a = fam("parity")
@@ -48,14 +45,12 @@ def test_parity_accepts_even_number_of_ones(w: list[str]) -> None:
     assert a.accepts(w) == (w.count("1") % 2 == 0)
 
 
-@FAST
 @given(m=st.integers(1, 12), w=words(["0", "1"]))
 def test_modcount(m: int, w: list[str]) -> None:
     expected = [w[: t + 1].count("1") % m for t in range(len(w))]
     assert outputs_along(fam(f"modcount:{m}"), w) == expected
 
 
-@FAST
 @given(data=st.data(), m=st.integers(1, 30))
 def test_modadd_running_sum(data: st.DataObject, m: int) -> None:
     digits = data.draw(st.lists(st.integers(0, m - 1), max_size=30))
@@ -80,14 +75,12 @@ def calculator(word: list[str], m: int) -> list[int]:
     return out
 
 
-@FAST
 @given(data=st.data(), m=st.integers(2, 12))
 def test_modarith_total_semantics(data: st.DataObject, m: int) -> None:
     w = data.draw(words([str(d) for d in range(m)] + ["+", "-", "*"]))
     assert outputs_along(fam(f"modarith:{m}"), w) == calculator(w, m)
 
 
-@FAST
 @given(data=st.data(), m=st.integers(2, 12))
 def test_modarith_left_to_right_on_expressions(data: st.DataObject, m: int) -> None:
     # Well-formed "d op d op d": the value is the left-to-right evaluation,
@@ -165,7 +158,6 @@ GROUP_SPECS = ["cyclic:5", "dihedral:4", "symmetric:4", "alternating:5", "symmet
 
 
 @pytest.mark.parametrize("spec", GROUP_SPECS)
-@settings(deadline=None, max_examples=15)
 @given(data=st.data())
 def test_group_word_problem_composes_permutations(spec: str, data: st.DataObject) -> None:
     a = fam(spec)
@@ -241,7 +233,6 @@ def test_symmetric_7_with_generators_builds_quickly() -> None:
     assert elapsed < 10.0, elapsed  # about 0.1 s measured; generous for shared CI cores
 
 
-@FAST
 @given(n=st.integers(2, 7), data=st.data())
 def test_shellgame_tracks_the_ball(n: int, data: st.DataObject) -> None:
     a = fam(f"shellgame:{n}")
@@ -257,7 +248,6 @@ def test_shellgame_tracks_the_ball(n: int, data: st.DataObject) -> None:
 
 
 # ----------------------------------------------------------------- memory
-@FAST
 @given(w=words(["set", "reset", "read"]))
 def test_flipflop(w: list[str]) -> None:
     bit, expected = 0, []
@@ -267,7 +257,6 @@ def test_flipflop(w: list[str]) -> None:
     assert outputs_along(fam("flipflop"), w) == expected
 
 
-@FAST
 @given(n=st.integers(1, 9), data=st.data())
 def test_latch_outputs_first_symbol(n: int, data: st.DataObject) -> None:
     a = fam(f"latch:{n}")
@@ -290,7 +279,6 @@ def sequences_model(w: list[str], n: int, tracks: int) -> list[str]:
     return out
 
 
-@FAST
 @given(n=st.integers(1, 4), tracks=st.integers(1, 3), data=st.data())
 def test_sequences(n: int, tracks: int, data: st.DataObject) -> None:
     a = fam(f"sequences:{n},tracks={tracks}")
@@ -315,7 +303,6 @@ def induction_model(w: list[str]) -> list[str]:
     return out
 
 
-@FAST
 @given(m=st.integers(1, 6), data=st.data())
 def test_induction_heads(m: int, data: st.DataObject) -> None:
     a = fam(f"induction:{m}")
@@ -323,7 +310,6 @@ def test_induction_heads(m: int, data: st.DataObject) -> None:
     assert outputs_along(a, w) == induction_model(w)
 
 
-@FAST
 @given(data=st.data())
 def test_induction_heads_benchmark_words(data: st.DataObject) -> None:
     # The benchmark's words: tokens, "@", key, tokens, final "@" -> the key.
@@ -334,7 +320,6 @@ def test_induction_heads_benchmark_words(data: st.DataObject) -> None:
     assert fam("induction:16").output_of(pre + ["@", key] + post + ["@"]) == key
 
 
-@FAST
 @given(factor=st.text("abc", min_size=1, max_size=4), text=st.text("abc", max_size=25))
 def test_contains(factor: str, text: str) -> None:
     a = fam(f"contains:{factor},alphabet=abc")
@@ -342,7 +327,6 @@ def test_contains(factor: str, text: str) -> None:
     assert is_minimal(a)
 
 
-@FAST
 @given(text=st.text("ab", max_size=25))
 def test_starfree_is_contains_ab(text: str) -> None:
     assert fam("starfree").accepts(text) == ("ab" in text)

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from fsmnet.automata import Automaton, load
 from fsmnet.constructions import compile_automaton
@@ -93,7 +94,6 @@ def test_design_example_radius() -> None:
     assert schur_stable(charpoly(exact))
 
 
-@settings(deadline=None, max_examples=40)
 @given(st.integers(2, 6), st.integers(0, 10**6))
 def test_one_hot_radius_at_least_one(n: int, seed: int) -> None:
     # docs/constructions-deltaproduct-fixedpoint.md: a monomial encoding of a
@@ -115,7 +115,6 @@ def test_one_hot_radius_at_least_one(n: int, seed: int) -> None:
     assert not schur_stable(charpoly(m_exact))
 
 
-@settings(deadline=None, max_examples=60)
 @given(st.lists(st.complex_numbers(max_magnitude=3, allow_nan=False, allow_infinity=False),
                 min_size=1, max_size=5))
 def test_schur_cohn_against_numpy_roots(roots: list[complex]) -> None:
@@ -143,7 +142,7 @@ def permutation_automata(draw: st.DrawFn) -> Automaton:
                      initial=0, outputs=outputs)
 
 
-@settings(deadline=None, max_examples=6)
+@settings(max_examples=examples(6))
 @given(permutation_automata(), st.integers(0, 1000))
 def test_random_permutation_automata(a: Automaton, seed: int) -> None:
     net = compile_automaton(a, "fixed-point")

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 import fsmnet
 from fsmnet.automata import Automaton
@@ -55,7 +56,7 @@ def partially_ordered(draw):
                      outputs=outputs)
 
 
-@settings(deadline=None, max_examples=25)
+@settings(max_examples=examples(25))
 @given(partially_ordered(), st.integers(0, 2**31 - 1))
 def test_the_network_follows_the_automaton_on_every_word(raw, seed):
     a = raw.minimal()

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 import fsmnet
 from fsmnet.automata import Automaton
@@ -160,14 +161,14 @@ def _never_proved_wrongly(a: Automaton, shortest_disagreement, max_len: int) -> 
 FIXTURE_OK = [HealthCheck.function_scoped_fixture]  # the fixture is a pure function
 
 
-@settings(max_examples=2, deadline=None, suppress_health_check=FIXTURE_OK)
+@settings(max_examples=examples(2), suppress_health_check=FIXTURE_OK)
 @given(a=permutation_reset_automata())
 def test_random_permutation_reset_automata(a: Automaton, shortest_disagreement) -> None:
     _never_proved_wrongly(a, shortest_disagreement, 4)
 
 
 @pytest.mark.slow
-@settings(max_examples=25, deadline=None, suppress_health_check=FIXTURE_OK)
+@settings(max_examples=25, suppress_health_check=FIXTURE_OK)
 @given(a=permutation_reset_automata())
 def test_random_permutation_reset_automata_thorough(a: Automaton, shortest_disagreement
                                                     ) -> None:

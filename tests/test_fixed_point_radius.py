@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 import fsmnet.constructions.fixed_point as fp
 from fsmnet.automata import load
@@ -33,7 +34,6 @@ def _slow(lam: list[Fraction], b: np.ndarray) -> bool:
     return schur_stable(charpoly(np.array(m, dtype=object)))
 
 
-@settings(max_examples=40, deadline=None)
 @given(st.integers(1, 6).flatmap(lambda n: st.tuples(
     st.lists(st.lists(st.integers(-2, 2), min_size=n, max_size=n), min_size=n, max_size=n),
     st.lists(st.integers(1, 1023), min_size=n, max_size=n),
@@ -194,7 +194,6 @@ def test_blocks_are_invariant_and_orthonormal() -> None:
         assert all(np.linalg.det(b.T @ r @ b) > 0 for r in reps)
 
 
-@settings(max_examples=30, deadline=None)
 @given(st.integers(1, 5).flatmap(lambda n: st.tuples(
     st.lists(st.lists(st.integers(-3, 3), min_size=n, max_size=n), min_size=n, max_size=n),
     st.integers(1, 50), st.lists(st.integers(1, 1023), min_size=n, max_size=n))))
@@ -255,7 +254,7 @@ def _small_groups(draw: st.DrawFn) -> Automaton:
                      initial=0, outputs=outputs)
 
 
-@settings(max_examples=6, deadline=None)
+@settings(max_examples=examples(6))
 @given(_small_groups())
 def test_tuned_construction_is_exact(quick_tuning: None, a: Automaton) -> None:
     a = a.minimal()
@@ -362,7 +361,6 @@ def test_s5_by_generators_compiles_with_exact_blocks() -> None:
     assert np.array_equal(net.label_trace(word), a.output_ids[a.trace(word)])
 
 
-@settings(max_examples=60, deadline=None)
 @given(st.lists(st.fractions(min_value=-3, max_value=3, max_denominator=50), min_size=1,
                 max_size=6))
 def test_monic_schur_cohn_agrees_with_plain(low: list[Fraction]) -> None:

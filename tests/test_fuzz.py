@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 import fsmnet
 from fsmnet.automata import Automaton
@@ -49,23 +50,13 @@ MUTANT_CASES = (automata(max_states=4, max_symbols=2, max_labels=3), st.data(),
                 st.sampled_from(["bilinear-full", "minmax-dense"]))
 
 
-# fuzz runs hypothesis.find inside this @given on purpose.
-@settings(deadline=None, max_examples=10, suppress_health_check=[HealthCheck.nested_given])
+# fuzz runs hypothesis.find inside this @given on purpose.  Ten examples by
+# default; the thorough profile (-m slow) draws ten times as many.
+@pytest.mark.thorough
+@settings(max_examples=examples(10), suppress_health_check=[HealthCheck.nested_given])
 @given(*MUTANT_CASES)
 def test_mutants_fuzz_agrees_with_brute_force(shortest_disagreement, a: Automaton, data,
                                               arch) -> None:
-    _fuzz_agrees_with_brute_force(shortest_disagreement, a, data, arch)
-
-
-@pytest.mark.slow
-@settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.nested_given])
-@given(*MUTANT_CASES)
-def test_mutants_fuzz_agrees_with_brute_force_thorough(shortest_disagreement, a: Automaton,
-                                                       data, arch) -> None:
-    _fuzz_agrees_with_brute_force(shortest_disagreement, a, data, arch)
-
-
-def _fuzz_agrees_with_brute_force(shortest_disagreement, a: Automaton, data, arch) -> None:
     m = a.minimal()
     net = fsmnet.compile(m, arch)
     name = data.draw(st.sampled_from(sorted(net.params)))

@@ -20,6 +20,7 @@ from cascade_strategies import mixed_cascades
 from emulated_cupy import needs_gxx, use_emulator
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 import fsmnet
 from fsmnet.errors import SpecError
@@ -97,7 +98,7 @@ def test_automata(device, spec, chunk):
 
 
 @needs_gxx
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25))
 @given(a=automata(max_states=9, max_symbols=4, max_labels=3), seed=st.integers(0, 2**16),
        length=st.integers(0, 3000), chunk=st.sampled_from([None, 1, 16, 33, 256]))
 def test_random_automata_on_emulator(a, seed, length, chunk):
@@ -185,7 +186,6 @@ def test_empty_input(device):
     assert res.state == a.initial and len(res.outputs) == 0
 
 
-@settings(max_examples=40, deadline=None)
 @given(a=automata(max_states=16, max_symbols=5, semiautomaton=True), data=st.data())
 def test_word_tables_equal_running_the_word(a, data):
     """The live_words kernels' tables, against running each word with Automaton.trace
@@ -222,7 +222,7 @@ def test_live_words_kernel_is_used_for_small_automata(device):
 
 
 @needs_gxx
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20))
 @given(net=mixed_cascades(), data=st.data())
 def test_random_cascades_on_emulator(net, data):
     """Random cascades, scalar and matrix units with arbitrary tables, on the device kernels:

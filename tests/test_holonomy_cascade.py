@@ -14,6 +14,7 @@ from holonomy_oracles import (
 )
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from fsmnet.algebra.holonomy import (
     check_action,
@@ -91,7 +92,7 @@ def _run_word(h, code, word):
     return code
 
 
-@settings(deadline=None, max_examples=150)
+@settings(max_examples=examples(150))
 @given(semiautomata(max_states=7, max_letters=3))
 def test_random_semiautomata_pass_the_checks(case):
     n, gens = case
@@ -105,7 +106,6 @@ def test_random_semiautomata_pass_the_checks(case):
         assert all(h.decode(c) == x and h.is_valid(c) for c in codes)
 
 
-@settings(deadline=None, max_examples=60)
 @given(semiautomata(max_states=6, max_letters=3), st.data())
 def test_random_words_follow_the_automaton(case, data):
     # Independent of the checks: run a whole word on the cascade from every code
@@ -121,7 +121,6 @@ def test_random_words_follow_the_automaton(case, data):
             assert h.decode(_run_word(h, code, word)) == t[x]
 
 
-@settings(deadline=None, max_examples=40)
 @given(semiautomata(max_states=5, max_letters=3))
 def test_groups_divide_maximal_subgroups_brute_force(case):
     n, gens = case
@@ -135,7 +134,6 @@ def test_groups_divide_maximal_subgroups_brute_force(case):
     assert check_groups_divide(h).passed
 
 
-@settings(deadline=None, max_examples=40)
 @given(semiautomata(max_states=6, max_letters=2))
 def test_dependency_table_reproduces_apply(case):
     n, gens = case

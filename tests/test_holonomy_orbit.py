@@ -13,7 +13,7 @@ from collections import deque
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from fsmnet.algebra.holonomy import orbit as orbit_module
@@ -78,7 +78,6 @@ def semiautomata(draw, max_states=90):
     return n, gens
 
 
-@settings(deadline=None, max_examples=60)
 @given(semiautomata(), st.sampled_from([(4096, 8), (8, 1), (24, 8)]))
 def test_orbit_equals_brute_force_closure(case, block):
     # (BLOCK, _SMALL_BLOCK): the default; blocks of 8 always by NumPy; blocks of 24
@@ -129,7 +128,6 @@ def test_a_large_orbit_equals_brute_force_closure():
     assert succ == want_succ and parent == want_parent
 
 
-@settings(deadline=None, max_examples=40)
 @given(st.integers(1, 40), st.integers(1, 200), st.integers(0, 2**32 - 1))
 def test_bit_matrix_transpose_equals_packbits_of_the_transpose(sets8, points, seed):
     rng = np.random.default_rng(seed)

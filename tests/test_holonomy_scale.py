@@ -32,7 +32,7 @@ from aperiodic_corpus import (
     threshold,
     tomita_product,
 )
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import fsmnet
@@ -151,7 +151,6 @@ def test_fast_product_model_finds_the_same_counterexample() -> None:
     assert len(fast.word) == 6  # at_least_6: the last state is reached by a^6
 
 
-@settings(deadline=None, max_examples=30)
 @given(n=st.integers(2, 7), k=st.integers(1, 3), seed=st.integers(0, 10**6))
 def test_all_level_actions_from_one_walk(n: int, k: int, seed: int) -> None:
     # Holonomy.level_actions (one chain walk) against level_action asked level
@@ -320,7 +319,6 @@ def test_100k_image_sets_decompose_and_the_cascade_limit_is_typed() -> None:
     agrees(net, a, seed=2, length=500)
 
 
-@settings(deadline=None, max_examples=60)
 @given(n=st.integers(1, 150), seed=st.integers(0, 10**6))
 def test_byte_table_images_equal_member_images(n: int, seed: int) -> None:
     # The orbit's byte-table image (n > 32) against the loop over members.

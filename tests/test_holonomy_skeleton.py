@@ -7,7 +7,7 @@ from itertools import combinations
 
 import pytest
 from holonomy_oracles import brute_images, enumerate_semigroup, semiautomata
-from hypothesis import given, settings
+from hypothesis import given
 
 from fsmnet.algebra.holonomy.navigation import build_navigation, word_transformation
 from fsmnet.algebra.holonomy.skeleton import build_skeleton, members
@@ -25,7 +25,6 @@ def _brute_subduction(n, gens):
     return ext, leq
 
 
-@settings(deadline=None, max_examples=60)
 @given(semiautomata(max_states=5))
 def test_skeleton_matches_brute_force(case):
     n, gens = case
@@ -61,7 +60,6 @@ def test_skeleton_matches_brute_force(case):
         assert sk.depth(sk.index(a)) == expected
 
 
-@settings(deadline=None, max_examples=60)
 @given(semiautomata(max_states=6))
 def test_navigation_words(case):
     n, gens = case

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from fsmnet.algebra.holonomy.skeleton import _tile_key
 from fsmnet.algebra.holonomy.tiling import tiles
@@ -24,7 +25,7 @@ def brute_force(sets: list[int]) -> list[tuple[int, ...]]:
     return out
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150))
 @given(st.integers(1, 140).flatmap(
     lambda n: st.sets(st.integers(1, (1 << n) - 1), min_size=1, max_size=40)))
 def test_tiles_are_the_maximal_proper_subsets(family):

@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import fsmnet
@@ -25,7 +25,6 @@ from fsmnet.io import (
 )
 
 
-@settings(max_examples=30, deadline=None)
 @given(data=st.binary(max_size=2000))
 def test_round_trip_and_no_temporary_left(tmp_path_factory: pytest.TempPathFactory,
                                           data: bytes) -> None:

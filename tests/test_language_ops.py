@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from fsmnet.automata import Automaton, load
 from fsmnet.automata.language import (
@@ -60,7 +61,7 @@ OPS = [
 ]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60))
 @given(pairs())
 def test_boolean_operations_match_brute_force(ab):
     a, b = ab
@@ -72,7 +73,6 @@ def test_boolean_operations_match_brute_force(ab):
             assert c.accepts(list(w)) == truth(a.accepts(list(w)), b.accepts(list(w))), (op, w)
 
 
-@settings(max_examples=60, deadline=None)
 @given(automata(max_states=5, max_symbols=2))
 def test_complement_matches_brute_force(a):
     c = complement(a)
@@ -80,7 +80,6 @@ def test_complement_matches_brute_force(a):
         assert c.accepts(list(w)) != a.accepts(list(w))
 
 
-@settings(max_examples=60, deadline=None)
 @given(pairs())
 def test_results_are_minimal(ab):
     from fsmnet.automata import is_minimal
@@ -90,7 +89,6 @@ def test_results_are_minimal(ab):
     assert union(a, b).states[0] == "q0" and union(a, b).initial == 0
 
 
-@settings(max_examples=80, deadline=None)
 @given(pairs())
 def test_inclusion_and_equivalence_witnesses(ab):
     a, b = ab
@@ -115,7 +113,6 @@ def test_inclusion_and_equivalence_witnesses(ab):
         assert (eq.left, eq.right) == (a.accepts(list(eq.witness)), b.accepts(list(eq.witness)))
 
 
-@settings(max_examples=60, deadline=None)
 @given(automata(max_states=5, max_symbols=2))
 def test_shortest_word_and_emptiness(a):
     lang = [w for w in all_words(a.symbols, 5) if a.accepts(list(w))]
@@ -125,7 +122,6 @@ def test_shortest_word_and_emptiness(a):
         assert len(w) == len(lang[0]) and a.accepts(list(w))
 
 
-@settings(max_examples=60, deadline=None)
 @given(st.integers(1, 2).flatmap(lambda k: st.tuples(
     automata(max_states=4, min_symbols=k, max_symbols=k, max_labels=3),
     automata(max_states=4, min_symbols=k, max_symbols=k, max_labels=2))))

@@ -14,6 +14,7 @@ from itertools import product
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 import fsmnet
 from fsmnet.nets.exact_linalg import row_reduce
@@ -59,7 +60,7 @@ def hankel_rank(mats: list, h0: list, readout: list) -> int:
     return len(row_reduce(rows, len(rows[0]))[1])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60))
 @given(systems())
 def test_reduced_scores_equal_on_every_word_up_to_length_6(system: tuple) -> None:
     mats, h0, readout = system
@@ -69,7 +70,6 @@ def test_reduced_scores_equal_on_every_word_up_to_length_6(system: tuple) -> Non
         assert red.scores(w) == scores(mats, h0, readout, w)
 
 
-@settings(max_examples=60, deadline=None)
 @given(systems())
 def test_dimension_is_the_hankel_rank(system: tuple) -> None:
     mats, h0, readout = system
@@ -79,7 +79,6 @@ def test_dimension_is_the_hankel_rank(system: tuple) -> None:
         assert red.dim == len(h0)
 
 
-@settings(max_examples=40, deadline=None)
 @given(systems())
 def test_the_maps_satisfy_the_checked_identities(system: tuple) -> None:
     # A_x P = P B_x, Q B_x = A'_x Q on the reachable part, i.e. T A_x P = A'_x T P,
@@ -271,7 +270,6 @@ def test_without_the_reduction_the_padded_net_is_not_proved() -> None:
     assert cert is None, why
 
 
-@settings(max_examples=60, deadline=None)
 @given(systems())
 def test_the_stdlib_checker_accepts_every_computed_reduction(system: tuple) -> None:
     # the checker's identities, on the certificate form of random reductions; a

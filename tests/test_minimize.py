@@ -3,7 +3,7 @@
 import itertools
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import given
 
 from fsmnet.automata import Automaton, distinguishing_word, equivalent, is_minimal, minimize
 from fsmnet.testing.strategies import automata
@@ -19,7 +19,6 @@ def _brute_equivalent_states(a: Automaton, p: int, q: int) -> bool:
     return True
 
 
-@settings(deadline=None, max_examples=60)
 @given(automata(max_states=5, max_symbols=2, max_labels=3))
 def test_minimal_is_equivalent_and_has_no_equivalent_states(a: Automaton) -> None:
     m = minimize(a)
@@ -29,7 +28,6 @@ def test_minimal_is_equivalent_and_has_no_equivalent_states(a: Automaton) -> Non
         assert not _brute_equivalent_states(m, p, q)
 
 
-@settings(deadline=None, max_examples=60)
 @given(automata(max_states=4, max_symbols=2), automata(max_states=4, max_symbols=2))
 def test_distinguishing_word_is_shortest(a: Automaton, b: Automaton) -> None:
     if a.n_symbols != b.n_symbols:

@@ -9,7 +9,7 @@ lattice is a semiring; max(min(r, max(min(r, x), s)), s) = max(min(r, x), s)).
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from fsmnet.nets.minmax import (
@@ -31,7 +31,6 @@ from fsmnet.nets.minmax import (
 # are where a wrong formula shows up.
 values = st.one_of(st.integers(-3, 5).map(float), st.sampled_from([TOP, BOTTOM]))
 steps = st.tuples(values, values)
-SETTINGS = settings(deadline=None, max_examples=80)
 
 
 def loop_matvec(a: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -55,7 +54,6 @@ def affine_steps(draw: st.DrawFn, n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 # ------------------------------------------------------------------ scalars
-@SETTINGS
 @given(steps, steps, steps)
 def test_scalar_composition_is_associative(f: tuple, g: tuple, h: tuple) -> None:
     left = compose_scalar(compose_scalar(f, g), h)
@@ -63,14 +61,12 @@ def test_scalar_composition_is_associative(f: tuple, g: tuple, h: tuple) -> None
     assert left == right
 
 
-@SETTINGS
 @given(steps, steps, values)
 def test_scalar_composition_matches_sequential_steps(f: tuple, g: tuple, x: float) -> None:
     r, s = compose_scalar(f, g)
     assert scalar_step(r, s, x) == scalar_step(g[0], g[1], scalar_step(f[0], f[1], x))
 
 
-@SETTINGS
 @given(steps, values)
 def test_scalar_step_is_idempotent(f: tuple, x: float) -> None:
     # Theorem (docs/theory.md, theorem 4): f∘f = f, both as a function and as a pair.
@@ -80,7 +76,6 @@ def test_scalar_step_is_idempotent(f: tuple, x: float) -> None:
     assert scalar_step(r, s, x) == once
 
 
-@SETTINGS
 @given(steps, values)
 def test_scalar_identity(f: tuple, x: float) -> None:
     assert scalar_step(*SCALAR_IDENTITY, x) == x
@@ -96,7 +91,6 @@ def test_reset_and_hold_units_of_the_construction() -> None:
         assert scalar_step(float(k), 1.0, float(x)) == float(x)
 
 
-@SETTINGS
 @given(st.lists(steps, min_size=0, max_size=40), values)
 def test_scalar_scan_matches_recurrence(seq: list, x0: float) -> None:
     r = np.array([f[0] for f in seq], dtype=np.float64)
@@ -109,14 +103,12 @@ def test_scalar_scan_matches_recurrence(seq: list, x0: float) -> None:
 
 
 # ------------------------------------------------------------------ matrices
-@SETTINGS
 @given(st.integers(1, 4).flatmap(lambda n: st.tuples(matrices(n), vectors(n))))
 def test_matvec_matches_definition(pair: tuple) -> None:
     a, x = pair
     assert np.array_equal(maxmin_matvec(a, x), loop_matvec(a, x))
 
 
-@SETTINGS
 @given(st.integers(1, 4).flatmap(lambda n: st.tuples(matrices(n), matrices(n), vectors(n))))
 def test_matmul_is_the_composition_of_matvecs(triple: tuple) -> None:
     a, b, x = triple
@@ -128,7 +120,6 @@ def test_matmul_is_the_composition_of_matvecs(triple: tuple) -> None:
         assert np.array_equal(prod[:, j], loop_matvec(a, b[:, j]))
 
 
-@SETTINGS
 @given(st.integers(1, 4).flatmap(lambda n: st.tuples(matrices(n), matrices(n), matrices(n))))
 def test_matmul_is_associative(triple: tuple) -> None:
     a, b, c = triple
@@ -136,7 +127,6 @@ def test_matmul_is_associative(triple: tuple) -> None:
                           maxmin_matmul(a, maxmin_matmul(b, c)))
 
 
-@SETTINGS
 @given(st.integers(1, 4).flatmap(
     lambda n: st.tuples(affine_steps(n), affine_steps(n), affine_steps(n), vectors(n))))
 def test_affine_composition_is_associative_and_sequential(args: tuple) -> None:
@@ -148,7 +138,6 @@ def test_affine_composition_is_associative_and_sequential(args: tuple) -> None:
     assert np.array_equal(affine_step(*left, x), seq)
 
 
-@SETTINGS
 @given(st.integers(1, 4).flatmap(lambda n: st.tuples(affine_steps(n), vectors(n))))
 def test_affine_identity(args: tuple) -> None:
     f, x = args
@@ -158,7 +147,6 @@ def test_affine_identity(args: tuple) -> None:
     assert np.array_equal(affine_step(*both, x), affine_step(*f, x))
 
 
-@SETTINGS
 @given(st.integers(1, 3).flatmap(
     lambda n: st.tuples(st.lists(affine_steps(n), min_size=1, max_size=20), vectors(n))))
 def test_affine_scan_matches_recurrence(args: tuple) -> None:

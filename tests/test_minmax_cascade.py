@@ -13,6 +13,7 @@ import itertools
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from hypothesis_budget import examples
 
 import fsmnet
 from fsmnet.algebra.monoid import TransitionMonoid
@@ -138,7 +139,7 @@ def test_cascade_reproduces_families(family: str) -> None:
         assert np.array_equal(levelwise_label_trace(net, w), expected(a, w))
 
 
-@settings(deadline=None, max_examples=25)
+@settings(max_examples=examples(25))
 @given(automata(max_states=6, max_labels=3))
 def test_cascade_reproduces_random_automata(a: Automaton) -> None:
     m = a.minimal()
@@ -148,7 +149,6 @@ def test_cascade_reproduces_random_automata(a: Automaton) -> None:
     assert np.array_equal(levelwise_label_trace(net, w[:300]), expected(m, w[:300]))
 
 
-@settings(deadline=None, max_examples=25)
 @given(automata(max_states=6))
 def test_scalar_compiles_iff_aperiodic(a: Automaton) -> None:
     m = a.minimal()

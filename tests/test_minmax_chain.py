@@ -19,6 +19,7 @@ import numpy as np
 from aperiodic_corpus import reset_cascade
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 import fsmnet
 from fsmnet.automata import Automaton
@@ -48,7 +49,7 @@ def _agrees(a: Automaton, net, length: int = 6) -> bool:
     return True
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25))
 @given(sizes=st.lists(st.integers(2, 3), min_size=2, max_size=4),
        letters=st.integers(2, 3), seed=st.integers(0, 10**6))
 def test_chain_cascades_of_reset_cascades_are_exact(sizes, letters, seed) -> None:

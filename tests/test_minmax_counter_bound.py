@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import fsmnet
@@ -91,7 +91,6 @@ def _counter_with(extra: list[int], outputs: list[int]) -> Automaton:
                      symbols=("u", "d", "e"), initial=0, outputs=outputs, name="counter+e")
 
 
-@settings(max_examples=12, deadline=None, derandomize=True)
 @given(st.integers(3, 6).flatmap(lambda k: st.tuples(
     st.lists(st.integers(0, k), min_size=k + 1, max_size=k + 1).map(sorted),
     st.lists(st.integers(0, 2), min_size=k + 1, max_size=k + 1))))

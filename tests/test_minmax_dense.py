@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 
 import fsmnet
 from fsmnet.automata import Automaton
@@ -36,7 +36,6 @@ def test_families_long_words(family: str) -> None:
         assert np.array_equal(net.label_trace(w), expected(a, w))
 
 
-@settings(deadline=None, max_examples=40)
 @given(automata(max_states=6, max_labels=3))
 def test_random_automata(a: Automaton) -> None:
     net = compile_automaton(a, "minmax-dense")

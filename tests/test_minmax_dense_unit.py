@@ -16,7 +16,7 @@ import json
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import fsmnet
@@ -84,7 +84,6 @@ def _machines(draw) -> Automaton:
                      name="drawn").minimal()
 
 
-@settings(max_examples=40, deadline=None)
 @given(_machines())
 def test_the_unit_runs_any_automaton_and_is_proved(a: Automaton) -> None:
     net = dense_unit_network(a, why="test")

@@ -11,7 +11,7 @@ import json
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import fsmnet
@@ -45,7 +45,6 @@ def _expected(a: Automaton, word) -> np.ndarray:
     return np.array(out)
 
 
-@settings(max_examples=25, deadline=None)
 @given(n=st.integers(2, 12), k=st.integers(1, 3), seed=st.integers(0, 2**32 - 1),
        labels=st.integers(1, 3), resets=st.integers(0, 2))
 def test_partially_ordered_machines_compile_agree_and_prove(n, k, seed, labels, resets):

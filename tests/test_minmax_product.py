@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 import fsmnet
 from fsmnet.automata import Automaton, load
@@ -100,7 +101,7 @@ def _ordered_machine(n: int, letters: list[tuple[str, int]], init: int) -> Autom
                      states=[f"q{q}" for q in range(n)], initial=init % n, outputs=outs)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20))
 @given(n=st.integers(2, 12), seed=st.integers(0, 2**32 - 1),
        letters=st.lists(st.tuples(st.sampled_from(["step", "cap", "const"]),
                                   st.integers(0, 20)), min_size=1, max_size=4))
@@ -149,7 +150,6 @@ def test_the_product_form_is_chosen_and_smaller(name: str) -> None:
     assert net.n_params < plain.n_params
 
 
-@settings(max_examples=25, deadline=None)
 @given(name=st.sampled_from([SEQ, "pair"]), seed=st.integers(0, 2**32 - 1),
        length=st.integers(0, 400))
 def test_product_cascade_agrees_with_the_automaton(name: str, seed: int, length: int) -> None:

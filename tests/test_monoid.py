@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from fsmnet.algebra.groups import describe_group
 from fsmnet.algebra.monoid import MonoidTooLarge, TransitionMonoid, syntactic_monoid
@@ -78,7 +79,6 @@ def transformations(draw: st.DrawFn) -> tuple[int, list[Transformation]]:
     return n, gens
 
 
-@settings(deadline=None, max_examples=40)
 @given(transformations())
 def test_against_brute_force(case: tuple[int, list[Transformation]]) -> None:
     n, gens = case
@@ -114,7 +114,7 @@ def test_against_brute_force(case: tuple[int, list[Transformation]]) -> None:
         assert word_action == row
 
 
-@settings(deadline=None, max_examples=15)
+@settings(max_examples=examples(15))
 @given(transformations())
 def test_green_counts_against_brute_force(case: tuple[int, list[Transformation]]) -> None:
     n, gens = case

@@ -49,8 +49,7 @@ def test_round_trip_is_bit_exact(nets, arch, tmp_path):
     assert header["symbols"] == list(net.symbols)
 
 
-@settings(deadline=None, max_examples=20,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.floats(allow_nan=False, allow_infinity=False, width=64), min_size=6,
                 max_size=6))
 def test_round_trip_of_arbitrary_weights(nets, tmp_path_factory, values):
@@ -79,7 +78,6 @@ def test_truncated_file(nets, tmp_path):
         _assert_error(path, "safetensors")
 
 
-@settings(deadline=None, max_examples=20)
 @given(st.binary(min_size=0, max_size=200))
 def test_random_bytes(tmp_path_factory, blob):
     path = tmp_path_factory.mktemp("rb") / "junk.safetensors"

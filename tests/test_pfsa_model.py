@@ -11,7 +11,7 @@ import json
 from fractions import Fraction as F
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from fsmnet.automata.pfsa import PFSA, ZeroProbability, normalize1
@@ -126,7 +126,6 @@ COIN_M = from_dict(COIN)
 CUPS3 = cups(3, "1/3")
 
 
-@settings(max_examples=60, deadline=None)
 @given(st.sampled_from([COIN_M, CUPS3, cups(2)]), st.data())
 def test_belief_equals_brute_force(m, data):
     word = data.draw(st.lists(st.integers(0, m.n_symbols - 1), max_size=4 if m is CUPS3 else 7))
@@ -143,7 +142,6 @@ def test_belief_equals_brute_force(m, data):
     assert m.unnormalized(word) == tuple(total * x for x in expected)
 
 
-@settings(max_examples=40, deadline=None)
 @given(st.data())
 def test_renormalizing_before_or_after_the_transition_agrees(data):
     # normalize(T D b) = T normalize(D b): T is column-stochastic.

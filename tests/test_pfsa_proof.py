@@ -13,7 +13,7 @@ from fractions import Fraction as F
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from fsmnet.automata.pfsa import PFSA, ZeroProbability
@@ -157,7 +157,6 @@ def random_pfsas(draw):
                 kernel=kernel, reveals=reveals, initial=draw(st.integers(0, n - 1)))
 
 
-@settings(max_examples=40, deadline=None)
 @given(random_pfsas(), st.data())
 def test_random_pfsas_are_proved_and_track_the_belief(m, data):
     net = compile_pfsa_bilinear(m)

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from fsmnet.automata.repl_traces import (
     NO_OUTPUT,
@@ -75,7 +76,7 @@ def _accuracy(model, trace, n_vars, **kw):
     return np.mean([g == v for g, (_, v) in zip(got, targets)]), len(targets)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15))
 @given(st.integers(2, 4), st.integers(1, 5), st.floats(0, 0.5), st.integers(0, 10**6))
 def test_automaton_predicts_every_print(n, spacing, assign, seed):
     trace = generate(n, 400, reveal_spacing=spacing, assign_prob=assign, seed=seed)

@@ -2,7 +2,7 @@
 generic exploration's result (status, pairs, transitions, word, states)."""
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import fsmnet
@@ -11,7 +11,6 @@ from fsmnet.proofs.product import explore_product, one_hot_model
 from fsmnet.testing.strategies import automata
 
 
-@settings(deadline=None, max_examples=60)
 @given(automata(max_states=5, max_symbols=3, max_labels=3), st.data())
 def test_fast_path_equals_generic_path(a: Automaton, data) -> None:
     m = a.minimal()

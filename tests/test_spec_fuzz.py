@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from fsmnet.automata import Automaton
 from fsmnet.automata.spec import SpecWarning, from_dict, load_file, save_file
@@ -112,8 +113,7 @@ def _load_checked(path: Any) -> Automaton | None:
     return automaton
 
 
-@settings(deadline=None, max_examples=250,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(250), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(base=valid_specs(), data=st.data(),
        fmt=st.sampled_from(["json", "yaml"]), suffix=st.sampled_from([".json", ".yaml", ""]))
 def test_mutated_specs_load_or_raise_spec_error(tmp_path, base, data, fmt, suffix) -> None:
@@ -139,7 +139,7 @@ def test_mutated_specs_load_or_raise_spec_error(tmp_path, base, data, fmt, suffi
         assert load_file(again) == automaton
 
 
-@settings(deadline=None, max_examples=150)
+@settings(max_examples=examples(150))
 @given(base=valid_specs(), data=st.data())
 def test_from_dict_on_mutated_python_objects(base, data) -> None:
     # Python objects directly: sets, tuples, bytes and NaN that no file holds.
@@ -158,7 +158,6 @@ def test_from_dict_on_mutated_python_objects(base, data) -> None:
     assert isinstance(result, Automaton)
 
 
-@settings(deadline=None, max_examples=60)
 @given(spec=valid_specs())
 def test_unmutated_specs_always_load(spec) -> None:
     # The control group: the base specs are valid, so mutations are what fail.

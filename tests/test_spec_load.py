@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import fsmnet
@@ -168,7 +168,6 @@ def automata(draw) -> Automaton:
                      description=draw(st.text(max_size=20)))
 
 
-@settings(deadline=None, max_examples=80)
 @given(a=automata(), suffix=st.sampled_from([".json", ".yaml", ".yml"]))
 def test_save_load_round_trip_is_exact(tmp_path_factory, a: Automaton, suffix: str) -> None:
     path = tmp_path_factory.mktemp("rt") / f"m{suffix}"

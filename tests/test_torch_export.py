@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from bilinear_helpers import expected_trace, small_automata
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import fsmnet
@@ -34,7 +34,6 @@ def test_families(arch, spec):
     _compare(net, fsmnet.load(spec).minimal(), seed=len(spec))
 
 
-@settings(deadline=None, max_examples=10)
 @given(small_automata(max_states=5), st.sampled_from(ARCHS), st.integers(0, 2**32 - 1))
 def test_random_automata(automaton, arch, seed):
     net = fsmnet.compile(automaton, arch, **OPTIONS.get(arch, {}))

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 torch = pytest.importorskip("torch")
@@ -25,7 +25,6 @@ from fsmnet.train import commuting, convert, fused, infer, scan  # noqa: E402
 SEEDS = st.integers(0, 2**31 - 1)
 
 
-@settings(deadline=None, max_examples=40)
 @given(st.integers(1, 3), st.integers(1, 3), st.integers(1, 3), st.integers(0, 20),
        st.integers(1, 5), st.sampled_from([1e-7, 1.0, 1e7]), SEEDS)
 def test_select_recurrence_equals_the_loop_per_block_with_gradients(m, n_sym, batch, length,
@@ -53,7 +52,6 @@ def test_select_recurrence_equals_the_loop_per_block_with_gradients(m, n_sym, ba
     assert torch.allclose(gh_f, gh_l, rtol=1e-6, atol=1e-8)
 
 
-@settings(deadline=None, max_examples=40)
 @given(st.integers(1, 3), st.integers(0, 15), st.sampled_from([2, 3, 20]),
        st.sampled_from([True, False]), SEEDS)
 def test_distinct_counts_are_the_prefix_parikh_vectors(batch, length, n_sym, dedupe, seed):
@@ -70,7 +68,6 @@ def test_distinct_counts_are_the_prefix_parikh_vectors(batch, length, n_sym, ded
             assert counts[inverse[b, t]].tolist() == [seen[s] for s in range(n_sym)]
 
 
-@settings(deadline=None, max_examples=30)
 @given(st.booleans(), st.integers(1, 14), st.integers(1, 3), st.integers(0, 20),
        st.integers(1, 3), st.booleans(), SEEDS)
 def test_count_states_equal_the_diagonal_loop_with_gradients(complex_pairs, n_sym, batch,
@@ -113,7 +110,6 @@ def test_count_states_equal_the_diagonal_loop_with_gradients(complex_pairs, n_sy
             assert torch.allclose(fast_grad, loop_grad, rtol=1e-6, atol=1e-8)
 
 
-@settings(deadline=None, max_examples=30)
 @given(st.integers(1, 4), st.integers(1, 3), st.integers(0, 60), st.integers(1, 6),
        st.sampled_from([1e-6, 1e-2, 1.0, 1e2, 1e6]), SEEDS)
 def test_inference_labels_equal_the_loop_argmax(n_sym, batch, length, hidden, gain, seed):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 torch = pytest.importorskip("torch")
@@ -20,7 +20,6 @@ from fsmnet.train import convert, infer, scan  # noqa: E402
 SEEDS = st.integers(0, 2**31 - 1)
 
 
-@settings(deadline=None, max_examples=30)
 @given(st.integers(1, 4), st.integers(1, 3), st.integers(0, 60), st.integers(1, 6),
        st.booleans(), st.sampled_from([1e-6, 1e-2, 1.0, 1e2]), SEEDS)
 def test_diagonal_labels_equal_the_loop_argmax(n_sym, batch, length, k, pairs, gain, seed):

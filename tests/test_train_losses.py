@@ -18,7 +18,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 torch = pytest.importorskip("torch")
@@ -44,7 +44,6 @@ def test_grouped_cross_entropy_gradcheck(kernel, monkeypatch):
     assert torch.autograd.gradcheck(lambda x: losses.label_major_cross_entropy(x, y), (zz,))
 
 
-@settings(deadline=None, max_examples=30)
 @given(st.integers(1, 40), st.integers(1, 5), st.sampled_from([1.0, 30.0]), st.booleans(),
        st.booleans(), SEEDS)
 def test_cross_entropy_equals_torch(n, n_labels, gain, kernel, grouped, seed):
@@ -97,7 +96,6 @@ def test_pair_readout_gradcheck_and_equals_the_multilinear_readout(kernel, monke
         assert torch.allclose(a, b, rtol=1e-10, atol=1e-12)
 
 
-@settings(deadline=None, max_examples=40)
 @given(st.integers(1, 5), st.integers(0, 15), st.integers(1, 4), st.integers(1, 3), SEEDS)
 def test_count_table_counts_every_prefix(batch, length, n_sym, n_labels, seed):
     rng = np.random.default_rng(seed)
@@ -128,7 +126,6 @@ LOSS_ARCHS = ["bilinear-full", "bilinear-cp", "bilinear-block", "bilinear-r2",
               "fixed-point"]
 
 
-@settings(deadline=None, max_examples=40)
 @given(st.sampled_from(LOSS_ARCHS), st.sampled_from([2, 3, 4, 13, 20]), st.integers(1, 4),
        st.integers(0, 20), st.sampled_from([2, 4, 6]), st.booleans(), SEEDS)
 def test_module_loss_equals_the_loop_cross_entropy_with_gradients(arch, n_symbols, batch,
@@ -160,7 +157,6 @@ def test_module_loss_equals_the_loop_cross_entropy_with_gradients(arch, n_symbol
         assert torch.allclose(a, b, rtol=rtol * 10, atol=atol * 10)
 
 
-@settings(deadline=None, max_examples=30)
 @given(st.integers(1, 5), st.integers(1, 6), st.integers(1, 20), SEEDS)
 def test_sign_rows_are_the_product_of_the_signs(n_sym, width, n_rows, seed):
     rng = np.random.default_rng(seed)

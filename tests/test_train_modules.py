@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import fsmnet
@@ -88,7 +88,6 @@ FAST_ARCHS = ["bilinear-full", "bilinear-cp", "bilinear-block", "bilinear-r2",
               "deltaproduct", "deltanet", "fixed-point"]
 
 
-@settings(deadline=None, max_examples=25)
 @given(st.sampled_from(FAST_ARCHS), st.integers(2, 4), st.integers(1, 3), st.integers(0, 23),
        st.integers(1, 6), st.integers(0, 2**31 - 1))
 def test_fast_path_equals_step_loop_outputs_and_gradients(arch, n_symbols, batch, length,
@@ -112,7 +111,6 @@ def test_fast_path_equals_step_loop_outputs_and_gradients(arch, n_symbols, batch
         assert torch.allclose(g_fast, g_loop, rtol=1e-6, atol=1e-8)
 
 
-@settings(deadline=None, max_examples=25)
 @given(st.integers(1, 3), st.integers(0, 40), st.integers(1, 4), st.integers(0, 2**31 - 1))
 def test_maxmin_scans_select_exactly_what_the_loops_select(batch, length, n, seed):
     g = torch.Generator().manual_seed(seed)
@@ -175,7 +173,6 @@ def test_deltanet_saves_as_a_deltaproduct_network_with_one_factor():
         assert np.array_equal(got[b], net.label_trace(words[b]))
 
 
-@settings(deadline=None, max_examples=25)
 @given(st.integers(1, 3), st.integers(1, 3), st.integers(0, 30), st.integers(1, 5),
        st.integers(1, 7), st.integers(0, 2**31 - 1))
 def test_chunked_and_select_scans_equal_the_loop_with_gradients(n_symbols, batch, length,

@@ -26,7 +26,6 @@ def _mutate(net, data: st.DataObject):
     return net.with_params(**{name: arr})
 
 
-@settings(deadline=None, max_examples=30)
 @given(automata(max_states=4, max_symbols=2, max_labels=3), st.data())
 def test_bilinear_full_mutants_are_refuted_or_truly_equivalent(
         shortest_disagreement, a: Automaton, data: st.DataObject) -> None:
@@ -34,7 +33,7 @@ def test_bilinear_full_mutants_are_refuted_or_truly_equivalent(
 
 
 @pytest.mark.slow
-@settings(deadline=None, max_examples=400)
+@settings(max_examples=400)
 @given(automata(max_states=5, max_symbols=3, max_labels=3), st.data())
 def test_bilinear_full_mutants_are_refuted_or_truly_equivalent_thorough(
         shortest_disagreement, a: Automaton, data: st.DataObject) -> None:

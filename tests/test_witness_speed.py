@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import given
 
 import fsmnet
 from fsmnet.automata import Automaton, access_words
@@ -35,7 +35,6 @@ def _direct(automaton: Automaton) -> tuple[list[str], list[str]] | None:
     return None if best is None else (m.decode(best[1]), m.decode(best[2]))
 
 
-@settings(deadline=None, max_examples=60)
 @given(automata(max_states=6, max_symbols=3, max_labels=3))
 def test_same_witness_as_the_direct_search(a: Automaton) -> None:
     w = equal_counts_witness(a)
@@ -45,7 +44,6 @@ def test_same_witness_as_the_direct_search(a: Automaton) -> None:
         assert (w.words["first"], w.words["second"]) == want
 
 
-@settings(deadline=None, max_examples=40)
 @given(automata(max_states=6, max_symbols=3, max_labels=3))
 def test_separation_lengths_are_the_shortest_separating_words(a: Automaton) -> None:
     m = a.minimal()

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from fsmnet.gpu.words import monoid_element, run_words, word_images, word_labels, word_length
 from fsmnet.testing.strategies import automata
 
 
-@settings(max_examples=40, deadline=None)
 @given(a=automata(max_states=7, max_symbols=3, max_labels=4), data=st.data())
 def test_tables_equal_the_trace_of_each_word(a, data):
     m = data.draw(st.sampled_from([1, 2, 4]))
@@ -23,7 +22,6 @@ def test_tables_equal_the_trace_of_each_word(a, data):
         assert list(labels[w, q]) == list(a.output_ids[states[1:]])
 
 
-@settings(max_examples=30, deadline=None)
 @given(a=automata(max_states=6, max_symbols=3, max_labels=3), data=st.data())
 def test_run_words_tail_and_start(a, data):
     """Every length (so every tail shorter than m) and every start state."""
@@ -44,7 +42,6 @@ def test_word_length_keeps_tables_small():
     assert word_length(200, 300) == 1
 
 
-@settings(max_examples=30, deadline=None)
 @given(a=automata(max_states=5, max_symbols=3), data=st.data())
 def test_monoid_element_equals_the_cayley_walk(a, data):
     """The element reached m symbols a lookup, against one Cayley lookup a symbol."""
