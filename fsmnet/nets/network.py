@@ -207,6 +207,8 @@ class Network:
             raise FsmnetError(f"torch export is not available for {self._arch}")
         module = archs.resolve(ref).from_params(self.params, len(self._symbols),
                                                 len(self._labels))
+        if getattr(module, "arch", None) != self._arch:
+            module.arch = self._arch  # a cascade's units alone do not name its record
         # Its labels are this network's float32 reference execution until its weights
         # change (a module holds float32 copies of the file's float64 weights).
         return archs.resolve("fsmnet.train.infer:adopt_network")(module, self)
