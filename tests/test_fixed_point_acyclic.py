@@ -16,7 +16,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis_budget import examples
 
@@ -61,8 +61,8 @@ def partially_ordered(draw):
 def test_the_network_follows_the_automaton_on_every_word(raw, seed):
     a = raw.minimal()
     assert cycle_of(a) is None  # minimization keeps the order
-    if all(len(set(row.tolist())) == a.n_states for row in a.delta):
-        return  # no merge: nothing behavioural to test
+    # No merge: nothing behavioural to test.
+    assume(any(len(set(row.tolist())) < a.n_states for row in a.delta))
     net = compile_fixed_point_acyclic(a)
     short = [w for length in range(7) for w in itertools.product(range(a.n_symbols),
                                                                  repeat=length)]

@@ -4,6 +4,7 @@ import itertools
 
 import numpy as np
 from hypothesis import given
+from hypothesis import strategies as st
 
 from fsmnet.automata import Automaton, distinguishing_word, equivalent, is_minimal, minimize
 from fsmnet.testing.strategies import automata
@@ -28,15 +29,20 @@ def test_minimal_is_equivalent_and_has_no_equivalent_states(a: Automaton) -> Non
         assert not _brute_equivalent_states(m, p, q)
 
 
-@given(automata(max_states=4, max_symbols=2), automata(max_states=4, max_symbols=2))
-def test_distinguishing_word_is_shortest(a: Automaton, b: Automaton) -> None:
-    if a.n_symbols != b.n_symbols:
-        return
+# Two machines over one alphabet (of one or two letters).
+SAME_ALPHABET = st.integers(1, 2).flatmap(lambda k: st.tuples(
+    automata(max_states=4, min_symbols=k, max_symbols=k),
+    automata(max_states=4, min_symbols=k, max_symbols=k)))
+
+
+@given(SAME_ALPHABET)
+def test_distinguishing_word_is_shortest(pair: tuple[Automaton, Automaton]) -> None:
+    a, b = pair
     found = distinguishing_word(a, b)
     # Brute force, shortest first, over all words of length < n_a + n_b: Moore's
     # bound on the disjoint union of the two machines (n_a + n_b states) says two
     # of its states that agree on every such word agree on all words.  (The
-    # product size n_a * n_b is also enough, but 2^16 words took 18 s.)
+    # product size n_a * n_b is also enough, but its 2^16 words are too many here.)
     brute = None
     for length in range(a.n_states + b.n_states):
         for w in itertools.product(range(a.n_symbols), repeat=length):

@@ -11,7 +11,7 @@ import json
 from fractions import Fraction as F
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from fsmnet.automata.pfsa import PFSA, ZeroProbability, normalize1
@@ -149,8 +149,7 @@ def test_renormalizing_before_or_after_the_transition_agrees(data):
     a = data.draw(st.integers(0, m.n_symbols - 1))
     b = normalize1([F(data.draw(st.integers(0, 5))) + (q == 0) for q in range(m.n_states)])
     masked = [x if keep else F(0) for x, keep in zip(b, m.mask(a))]
-    if sum(masked) == 0:
-        return
+    assume(sum(masked) != 0)
     assert normalize1(m.unnormalized_step(b, a)) == m.update(b, a)
 
 
