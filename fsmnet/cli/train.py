@@ -111,7 +111,29 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", metavar="NET", help="write the trained network here")
     p.add_argument("--plot", metavar="PNG", help="accuracy vs length, trained vs compiled")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    _register_until_proved(p)
     p.set_defaults(handler=handle)
+
+
+def _register_until_proved(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group(
+        "train until proved",
+        "rounds of training and certification (float32 first, then exact); each "
+        "round's counterexample, its pumped variants and its single-symbol edits join "
+        "the training words.  Exit 0 proved (-o NET also writes NET's stem + .cert.json), "
+        "1 refuted and 3 unknown when the budget ends.")
+    g.add_argument("--until-proved", action="store_true",
+                   help="train, certify and train on the counterexamples until proved")
+    g.add_argument("--rounds", type=int_at_least(1), default=None, metavar="N",
+                   help="at most this many rounds (default 8)")
+    g.add_argument("--round-steps", type=int_at_least(1), default=None, metavar="N",
+                   help="steps of every round after the first (default --steps)")
+    g.add_argument("--max-steps", type=int_at_least(1), default=None, metavar="N",
+                   help="at most this many training steps in all")
+    g.add_argument("--max-seconds", type=positive_float, default=None, metavar="S",
+                   help="no new round after this many seconds (an outer guard)")
+    g.add_argument("--no-snap", dest="snap", action="store_false",
+                   help="do not try the weights rounded to dyadic grids")
 
 
 def _check(args: argparse.Namespace) -> dict[str, Any]:
@@ -155,6 +177,8 @@ def _check(args: argparse.Namespace) -> dict[str, Any]:
 
 def handle(args: argparse.Namespace) -> int:
     options = _check(args)
+    if _check_until_proved(args):
+        return _handle_until_proved(args, options)
     from fsmnet.train.data import accuracy, task_automaton
     from fsmnet.train.loop import TrainConfig, train
 
@@ -250,3 +274,81 @@ def _plot(args: argparse.Namespace, net: Any) -> None:
     if compiled:
         curves[f"compiled {net.arch}"] = compiled
     plot_accuracy(curves, args.plot, f"{args.spec}: trained vs compiled")
+
+
+# ------------------------------------------------------------ --until-proved
+UNTIL_PROVED_FLAGS = {"rounds": "--rounds", "round_steps": "--round-steps",
+                      "max_steps": "--max-steps", "max_seconds": "--max-seconds"}
+
+
+def _check_until_proved(args: argparse.Namespace) -> bool:
+    """Whether this is an --until-proved run; its flags' errors before any work."""
+    from fsmnet.errors import FsmnetError
+
+    if not args.until_proved:
+        used = [flag for key, flag in UNTIL_PROVED_FLAGS.items()
+                if getattr(args, key) is not None] + ([] if args.snap else ["--no-snap"])
+        if used:
+            raise FsmnetError(f"{used[0]} applies with --until-proved only")
+        return False
+    if args.arch in ("lstm", "minmax-cascade", "minmax-scalar"):
+        raise FsmnetError(f"--until-proved: a trained {args.arch} has no network form to "
+                          f"certify")
+    if args.plot:
+        raise FsmnetError("--plot is not available with --until-proved")
+    if args.output is not None:
+        from fsmnet.io import check_output, is_stdout
+        from fsmnet.train.until_proved import certificate_path
+
+        if is_stdout(args.output):
+            raise FsmnetError("--until-proved -o needs a file: the certificate goes next to it")
+        check_output(args.output)
+        check_output(certificate_path(args.output))
+    return True
+
+
+def _handle_until_proved(args: argparse.Namespace, options: dict[str, Any]) -> int:
+    from fsmnet.cli.common import print_counterexample
+    from fsmnet.train.data import task_automaton
+    from fsmnet.train.loop import TrainConfig
+    from fsmnet.train.until_proved import Budget, RoundRecord, train_until_proved
+
+    automaton = task_automaton(args.spec)  # a bad SPEC fails here, before any training
+    config = TrainConfig(arch=args.arch, hidden=args.hidden, lengths=args.lengths,
+                         steps=args.steps, batch=args.batch, lr=args.lr, seed=args.seed,
+                         threads=args.threads, device=args.device, options=options)
+    budget = Budget(rounds=8 if args.rounds is None else args.rounds, steps=args.max_steps,
+                    seconds=args.max_seconds)
+
+    def progress(r: RoundRecord) -> None:
+        if args.json:
+            return
+        snap = "" if r.snap is None else f", snap 2^-{r.snap['bits']} {r.snap['verdict']}"
+        cex = "-" if r.counterexample is None else str(len(r.counterexample))
+        length = "all" if r.verdict == "proved" else r.proved_length
+        print(f"round {r.round}: {r.steps} steps{' (fresh start)' if r.restarted else ''}, "
+              f"loss {r.loss:.4g}, accuracy {r.accuracy:.4f}, {r.verdict} ({r.method}"
+              f"{'' if r.claim is None else ', ' + r.claim}{snap}), proved length {length}, "
+              f"counterexample length {cex}", flush=True)
+
+    result = train_until_proved(automaton, config, budget=budget, round_steps=args.round_steps,
+                                snap=args.snap, output=args.output, progress=progress)
+    if args.json:
+        print_json({"spec": args.spec, "arch": args.arch, **result.to_json()})
+    else:
+        snapped = "" if result.snapped is None else f", snapped to 2^-{result.snapped['bits']}"
+        if result.verdict == "proved":
+            print(f"proved ({result.claim}{snapped}) after {len(result.rounds)} rounds, "
+                  f"{result.steps} steps, {result.seconds:.1f} s")
+        else:
+            print(f"{result.verdict}: the budget ended ({result.stopped_by}) after "
+                  f"{len(result.rounds)} rounds, {result.steps} steps, {result.seconds:.1f} s; "
+                  f"proved up to length {result.proved_length}")
+            if result.counterexample is not None:
+                print_counterexample(result.counterexample)
+        if result.output:
+            print(f"wrote {result.output} ({result.network.arch})")
+        if result.certificate:
+            print(f"certificate written to {result.certificate}")
+    sys.stdout.flush()
+    return {"proved": 0, "refuted": 1}.get(result.verdict, 3)

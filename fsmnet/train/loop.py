@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from fsmnet.automata import Automaton
 from fsmnet.train.convert import build
-from fsmnet.train.data import batch, task_automaton
+from fsmnet.train.data import batch, label_traces, task_automaton
 
 
 @dataclass
@@ -31,6 +31,16 @@ class TrainConfig:
     threads: int = 1
     device: str = "cpu"
     options: dict[str, Any] = field(default_factory=dict)
+
+
+class ExtraWords(Protocol):
+    """More training words besides the uniform ones (``train(..., extra=...)``): on a
+    step where ``rng.random() < fraction`` the batch is ``sample(rng, size)`` instead,
+    a (B, T) array of symbol ids, labelled by the automaton like every batch."""
+
+    fraction: float
+
+    def sample(self, rng: np.random.Generator, size: int) -> np.ndarray: ...
 
 
 @dataclass
@@ -56,10 +66,14 @@ def step_loss(module: Any, words: Any, labels: Any) -> Any:
 
 
 def train(spec: Automaton | str, config: TrainConfig,
-          progress: Callable[[int, float], None] | None = None) -> TrainResult:
+          progress: Callable[[int, float], None] | None = None, *,
+          extra: ExtraWords | None = None, module: Any = None) -> TrainResult:
     """Train a fresh module of ``config.arch`` on the automaton's labels.
 
     ``progress(step, loss)`` is called after every step (for a progress bar).
+    ``module`` continues training that module (a fresh optimizer) instead of a new
+    one; ``extra`` mixes in batches of other words (:class:`ExtraWords`).  Without
+    them the draws are those of a plain run, so its files stay byte for byte the same.
     """
     import time
 
@@ -71,16 +85,22 @@ def train(spec: Automaton | str, config: TrainConfig,
     torch.manual_seed(config.seed)
     rng = np.random.default_rng(config.seed)
     device = torch.device(config.device)
-    module = build(config.arch, automaton.n_symbols, len(automaton.labels), config.hidden,
-                   **config.options).to(device)
+    if module is None:
+        module = build(config.arch, automaton.n_symbols, len(automaton.labels), config.hidden,
+                       **config.options)
+    module = module.to(device)
     opt = torch.optim.Adam(module.parameters(), lr=config.lr)
     lo, hi = config.lengths
     losses: list[float] = []
     tokens = 0
     start = time.perf_counter()
     for step in range(config.steps):
-        length = int(rng.integers(lo, hi + 1))
-        words, labels = batch(automaton, rng, config.batch, length)
+        if extra is not None and rng.random() < extra.fraction:
+            words = extra.sample(rng, config.batch)
+            labels = label_traces(automaton, words)
+        else:
+            length = int(rng.integers(lo, hi + 1))
+            words, labels = batch(automaton, rng, config.batch, length)
         w = torch.tensor(words, device=device)
         y = torch.tensor(labels, device=device)
         loss = step_loss(module, w, y)
