@@ -38,6 +38,8 @@ examples:
   fsmnet verify parity parity.safetensors
   fsmnet train modadd:3 --arch bilinear-cp --rank 8 --steps 2000 --plot acc.png --json
   fsmnet train symmetric:3 --arch deltaproduct --n-h 2 --threads 2 --seed 1
+  fsmnet train flipflop --arch minmax-dense --hidden 4 --steps 300 --until-proved -o t.safetensors
+  fsmnet check t.cert.json --network t.safetensors
 """
 
 # option -> (constructor keyword, the architectures that take it)

@@ -1,18 +1,23 @@
-"""Label traces of the linear recurrences without autograd (what ``forward`` runs on a CPU).
+"""Label traces of the trained modules without autograd.
 
 ``module(words)`` (the label index after every prefix, what ``Network.to_torch()``
-users call) needs no gradient, so it need not go through torch ops at all: a torch
-op costs ~5 µs of dispatch whatever its size, and a step of the recurrence is two
-of them (~11 µs at H ≤ 24), while the arithmetic of a step is a mat-vec of
-nanoseconds.  :func:`cpu_labels` therefore hands the whole batch to the Numba
-kernels of :mod:`fsmnet.gpu.numba_linear`, which take each word through h_t =
-A[x_t] h_{t-1} in float64 (the precision of the module ``to_torch()`` returned
-before issue 12) with the rescale by max|h| and the readout's argmax inside the
-loop.  Every rescale is by a positive factor, so no argmax changes; ties go to the
-first label and NaN counts as largest, as in ``torch.argmax``.  Matrices (and
-readouts) with at most H/2 nonzeros a row, compiled networks' have 1-4, run as K
-gathered entries a row (ELLPACK); DeltaNet/DeltaProduct apply their Householder
-factors one by one when that is cheaper (2·n_h·H a step against H², or 2KH).
+users call) is, on a CPU, :func:`reference_labels`: the float32 reference execution
+(:mod:`fsmnet.nets.float32`) of the module's network form, the semantics
+``certify --float32`` proves, so a module's labels are the certified ones bit for
+bit.  A module made by ``Network.to_torch()`` is tied to that network
+(:func:`adopt_network`) until its weights change.
+
+:func:`cpu_labels` (``module.fast_labels``) is the float64 kernel for monitoring:
+a torch op costs ~5 µs of dispatch whatever its size, and a step of the
+recurrence is two of them, while its arithmetic is a mat-vec of nanoseconds, so
+the whole batch goes to the Numba kernels of :mod:`fsmnet.gpu.numba_linear`,
+which take each word through h_t = A[x_t] h_{t-1} in float64 with the rescale by
+max|h| and the readout's argmax inside the loop.  Every rescale is by a positive
+factor, so no argmax changes; ties go to the first label and NaN counts as
+largest, as in ``torch.argmax``.  Matrices (and readouts) with at most H/2
+nonzeros a row, compiled networks' have 1-4, run as K gathered entries a row
+(ELLPACK); DeltaNet/DeltaProduct apply their Householder factors one by one when
+that is cheaper (2·n_h·H a step against H², or 2KH).
 
 The module's matrices (or diagonals) are derived from its parameters once and kept
 while no parameter changes: torch counts every in-place update of a tensor in its
