@@ -5,6 +5,9 @@ Fixtures here are available to every test module without an import:
 * ``shortest_disagreement(net, automaton, max_len)``: brute force over every
   word up to ``max_len``, shortest first, with the exact reference evaluator;
   the independent source the soundness tests compare verdicts with.
+* ``count_calls(owner, name)``: counts the calls of ``owner.name`` (a function
+  or a property) for the rest of the test; the speed tests assert counted work
+  (no exploration, one search) rather than seconds, which depend on the machine.
 
 Helper modules beside the tests (imported by name, since ``tests/`` is on
 ``sys.path``): ``bilinear_helpers``, ``cascade_strategies``, ``emulated_cupy``
@@ -94,6 +97,32 @@ def shortest_disagreement(net: Any, automaton: Any, max_len: int) -> list[int] |
             if type(got) is not type(want) or got != want:
                 return list(w)
     return None
+
+
+class CallCounter:
+    """How many times the wrapped callable ran (``calls``)."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def wrap(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            self.calls += 1
+            return func(*args, **kwargs)
+        return counted
+
+
+@pytest.fixture
+def count_calls(monkeypatch: pytest.MonkeyPatch) -> Callable[[Any, str], CallCounter]:
+    def install(owner: Any, name: str) -> CallCounter:
+        counter = CallCounter()
+        current = getattr(owner, "__dict__", {}).get(name, getattr(owner, name))
+        if isinstance(current, property):
+            monkeypatch.setattr(owner, name, property(counter.wrap(current.fget)))
+        else:
+            monkeypatch.setattr(owner, name, counter.wrap(current))
+        return counter
+    return install
 
 
 @pytest.fixture(scope="session", name="shortest_disagreement")

@@ -11,7 +11,6 @@ machine are its subgroups' right-coset partitions.
 from __future__ import annotations
 
 import itertools
-import time
 
 import numpy as np
 import pytest
@@ -75,12 +74,12 @@ def test_step_budget_truncates_but_stays_correct():
     assert_simulates(net, fsmnet.load("symmetric:4,gens").minimal(), seed=3)
 
 
-def test_s5_splits_and_is_fast():
+def test_s5_splits_within_a_tenth_of_the_step_budget():
     # S5 = (subgroup of order 20) · (subgroup of order 6) with trivial intersection:
-    # blocks on 6 and 20 cosets, so H = 26 instead of 120 (product 120 = |S5|).
-    t0 = time.perf_counter()
-    net = fsmnet.compile("symmetric:5,gens", "bilinear-block")
-    assert time.perf_counter() - t0 < 10
+    # blocks on 6 and 20 cosets, so H = 26 instead of 120 (product 120 = |S5|).  The
+    # whole congruence search ("complete") fits in 400,000 union-find steps, a tenth
+    # of the default budget: counted work, the same on any machine.
+    net = fsmnet.compile("symmetric:5,gens", "bilinear-block", max_steps=400_000)
     assert sorted(net.options["blocks"]) == [6, 20]
     assert net.options["congruences"] == "complete"
     assert_simulates(net, fsmnet.load("symmetric:5,gens").minimal(), seed=5, length=300,

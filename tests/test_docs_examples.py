@@ -29,7 +29,6 @@ import shlex
 import shutil
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -165,7 +164,6 @@ def test_site_builds_strict(tmp_path):
     for module in ("mkdocstrings", "mkdocstrings_handlers.python", "material"):
         if not _importable(module):
             pytest.skip(f"{module} is missing: pip install -e '.[docs]'")
-    start = time.monotonic()
     # No --quiet: it hides the warnings that --strict turns into a failure.
     done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict",
                            "--site-dir", str(tmp_path / "site")], cwd=ROOT,
@@ -179,7 +177,6 @@ def test_site_builds_strict(tmp_path):
     page = (site / "pictures" / "index.html").read_text(encoding="utf-8")
     for svg in sorted((ROOT / "docs" / "pictures").glob("*.svg")):
         assert f"{svg.name}" in page and (site / "pictures" / svg.name).exists()
-    assert time.monotonic() - start < 120
 
 
 def _importable(name: str) -> bool:
