@@ -70,7 +70,7 @@ def cycle_name(perm: Sequence[int]) -> str:
 
     Each cycle starts at its smallest point and cycles come in increasing
     order of that point: the same canonical form as sympy's ``cyclic_form``,
-    which is too slow (about 2 ms a call) for the 40,320 elements of S_8.
+    which costs too much a call for the 40,320 elements of S_8.
     """
     seen = [False] * len(perm)
     parts: list[str] = []

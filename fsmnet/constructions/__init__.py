@@ -61,7 +61,7 @@ def compile_automaton(automaton: Automaton | Any, arch: str, **options: Any) -> 
     _check_values(build, arch, options)
     net = build(machine.minimal(), **options)
     # Every option the construction ran with, defaults included, goes into the file
-    # header: a compile is a function of its inputs and these (issue 15).
+    # header: a compile is a function of its inputs and these.
     ran_with = {p.name: p.default for p in inspect.signature(build).parameters.values()
                 if p.kind is inspect.Parameter.KEYWORD_ONLY}
     ran_with.update(options)

@@ -62,8 +62,9 @@ BOUND_NAMES = ("image", "transitions", "slices")
 # n²·|Σ|·R above which the Z3 search is not even encoded (the encoding alone
 # would take seconds and the solver would time out anyway).
 _SEARCH_MAX_CELLS = 2_000
-# Z3 resource units per tried rank: about 1 s on one unloaded core (measured on
-# modadd:3: rank 5 is found after ~1e6 units; rank 4 is still open after 2e7).
+# Z3 resource units per tried rank: a count, so the search gives the same answer on
+# any machine; modadd:3's rank 5 is found after ~1e6 units (its rank 4 is still open
+# after 2e7), so this leaves a margin and stays in the order of a second.
 DEFAULT_SEARCH_RLIMIT = 5_000_000
 SEARCH_SEED = 0
 

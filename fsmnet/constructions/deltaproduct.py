@@ -187,7 +187,7 @@ def _self_check(automaton: Automaton, keys: np.ndarray, betas: np.ndarray) -> No
     The product is the semantics' own exact one on sparse columns
     (:func:`fsmnet.nets.deltaproduct.sparse_householder_columns`): a factor with a
     two-entry key touches only the columns that meet it, about |Σ|·n_h small
-    updates for permutation letters instead of dense n-vectors (minutes at 120 states).
+    updates for permutation letters instead of dense n-vectors (too slow at 120 states).
     """
     from fsmnet.nets.deltaproduct import sparse_householder_columns
 

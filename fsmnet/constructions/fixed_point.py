@@ -70,16 +70,17 @@ def _int_det(m: list[list[int]]) -> int:
 
 
 _PROOF_LIMIT = 32
-"""Largest hidden size whose radius is proved (A_5 on 60 states took over 6 minutes
-in Schur-Cohn alone on 2 shared cores)."""
+"""Largest hidden size whose radius is proved: the exact Schur-Cohn proof grows too slow
+beyond it (docs/performance.md, "Figures behind constants")."""
 ACYCLIC_LIMIT = 16
 """Most states for the behavioural-merge construction by default: `fsmnet expressivity`
-tries every class and must stay fast (the proof of atleast:10 takes 4 s, atleast:40 51 s)."""
+tries every class and must stay fast, and the cone proof's cost grows steeply with the
+states."""
 
 _SEARCH_BUDGET = 120
 """Letter searches (one Λ each) over all attempts: a deterministic work bound.  The
-tests' families need at most 56 (shellgame:3); A4's 12 letters used to take 720,
-about 200 s of the hierarchy, and still failed."""
+tests' families need at most 56 (shellgame:3); a search that needs many more does not
+succeed anyway, so the bound stops it early."""
 _EXACT_CHAIN = 8
 """Up to this size the chain search is exact and exhaustive (2^n subsets)."""
 
@@ -181,7 +182,7 @@ def _proved_stable(lam: list[Fraction], b: np.ndarray) -> bool:
     b integral): det(zI − M) = 2^(−En) det(2^E z I − N), so the coefficient of
     z^k is c_k(N) / 2^(E(n−k)).  sympy's characteristic polynomial over ZZ is
     O(n^3)-ish in integers, where Faddeev-LeVerrier in Fractions (``charpoly``)
-    is O(n^4) and took minutes at n = 60 (A_5).  Small sizes keep ``charpoly``,
+    is O(n^4), too slow at n = 60 (A_5).  Small sizes keep ``charpoly``,
     a second implementation of the same exact claim.
     """
     n = len(lam)
@@ -338,7 +339,7 @@ def compile_fixed_point(automaton: Automaton, *, seed: int = 0, attempts: int = 
             why = str(exc)
         # Refused at once: callers such as `fsmnet expressivity` try every class and
         # must stay fast.  The exactly block-diagonal encoding is proved per block,
-        # but costs about a minute to build and two to verify at 120 states.
+        # but costs minutes to build and verify at 120 states.
         raise NotExpressible(f"fixed-point: hidden size {size} is above {_PROOF_LIMIT}, where "
                              f"the exact Schur-Cohn proof of the radius takes hours, and "
                              f"{why}; fsmnet.constructions.fixed_point_blocks."
@@ -353,8 +354,7 @@ def compile_fixed_point(automaton: Automaton, *, seed: int = 0, attempts: int = 
         reps.append(r)
     if size > LARGE_TUNING:
         # Mid-sized groups: two small quotients side by side tune far more cheaply than
-        # the whole (2 cores, 2026-12-03: cyclic:20 as 4 x 5 classes in 6.6 s, H = 10,
-        # where the first tuning seed of the 21 coordinates failed in 47.5 s).
+        # the whole (docs/performance.md, "Figures behind constants").
         from fsmnet.constructions.fixed_point_split import compile_fixed_point_split
 
         try:

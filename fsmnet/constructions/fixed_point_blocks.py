@@ -1,8 +1,8 @@
 """fixed-point at large H: an *exactly* block-diagonal tuned encoding.
 
 Above 32 coordinates the exact Schur-Cohn proof on the full rounded S of
-:mod:`fsmnet.constructions.fixed_point_tuning` is too slow (A_5 on 60 states
-took minutes).  Here the invariant subspaces are rational, so
+:mod:`fsmnet.constructions.fixed_point_tuning` is too slow.  Here the invariant
+subspaces are rational, so
 
     S = blockdiag(S_i) W⁻¹,    W⁻¹ R_σ W = blockdiag(ρ_i(σ))   (exactly),
 

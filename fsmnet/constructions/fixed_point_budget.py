@@ -24,12 +24,10 @@ _PROGRESS: ContextVar[Callable[[int, int], None] | None] = ContextVar(
 TUNING_STEPS = 100_000
 """Adam steps one fixed-point compile may spend on radius tuning, all blocks, seeds and
 quotients together (option ``tuning_steps``).  A count, not a clock, so the outcome is
-the same however loaded the machine; about a millisecond a step at 20 letters on 2
-cores.  Spent by the compiles that succeed (2026-12-03, Intel Xeon): parity 500,
-modadd:5 1,600, alternating:4 17,550, symmetric:3 19,200, and as two quotients
-cyclic:20 7,600, symmetric:4 52,800, dihedral:10 67,200, dihedral:12 84,000.  The
-margin is for CPUs on which an early seed misses (the tuning's floats differ between
-CPUs); a compile that fails stops after about 100 s instead of running on."""
+the same however loaded the machine.  It leaves a margin over what the compiles that
+succeed spend (docs/performance.md, "Figures behind constants") for CPUs on which an
+early seed misses (the tuning's floats differ between CPUs), and a compile that fails
+stops instead of running on."""
 
 
 @contextlib.contextmanager

@@ -26,10 +26,9 @@ TUNING_SEEDS = 6
 LARGE_TUNING = 16
 """Above this many coordinates only :data:`LARGE_TUNING_SEEDS` seeds are tried."""
 LARGE_TUNING_SEEDS = 2
-"""Mid-sized groups succeed on an early seed or not at all in what was measured
-(2026-12-03, 2 cores): dihedral:10,gens on seed 0 in 5.4 s, while cyclic:20 and
-symmetric:4 failed all six seeds in 295 s and 209 s (about 40 s a seed).  Such
-groups now try two quotients first (fsmnet.constructions.fixed_point_split)."""
+"""Mid-sized groups succeed on an early seed or not at all (docs/performance.md,
+"Fixed-point networks for permutation-reset automata"), so later seeds only cost
+time.  Such groups try two quotients first (fsmnet.constructions.fixed_point_split)."""
 
 
 def tuning_seeds(size: int) -> int:

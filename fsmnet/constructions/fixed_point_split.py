@@ -2,9 +2,9 @@
 
 The tuned encoding of :mod:`fsmnet.constructions.fixed_point` needs an exact
 Schur-Cohn proof of ρ(M_σ) < 1 on the whole H × H matrix, which is only quick up
-to 32 coordinates, and its radius tuning rarely succeeds above 16 (every word
-problem of 18-24 states with all its elements as letters missed its first seed,
-2026-12-03).  A permutation automaton whose states split as pairs of
+to 32 coordinates, and its radius tuning rarely succeeds above 16
+(docs/constructions-deltaproduct-fixedpoint.md).  A permutation automaton whose states
+split as pairs of
 classes of two congruences (``congruences.product_split``: A_5 = 5 × 12 classes,
 S_5 = 6 × 20) is instead run as two smaller fixed-point networks side by side:
 
@@ -37,9 +37,9 @@ __all__ = ["BLOCK_LIMIT", "compile_fixed_point_split"]
 
 BLOCK_LIMIT = 16
 """Largest quotient (classes + sign channel) by default: the radius tuning of a block
-grows fast with its size (A_5's blocks of 5 and 12: 8 s to compile; S_5's 6 and 20:
-17 s, over the 10 s that ``fsmnet expressivity`` allows a class at 120 states).
-``block_limit=32`` builds S_5 from the API."""
+grows fast with its size, and ``fsmnet expressivity`` must settle a class at 120 states
+in seconds (S_5's block of 20 is past that; docs/performance.md, "Figures behind
+constants").  ``block_limit=32`` builds S_5 from the API."""
 
 
 def _quotient(automaton: Automaton, part: tuple[int, ...]) -> Automaton:

@@ -36,9 +36,9 @@ __all__ = ["Action", "CascadeTooLarge", "Tabulated", "explore", "prefix_codes"]
 
 MAX_STEPS = 400_000
 """Most lifted steps (reached pairs × letters) the exploration takes before it gives
-up: about a minute at 70-130 levels on 2 shared cores (docs/performance.md).  At
-200,000 the 88- and 141-state random reset cascades of the aperiodic survey were
-refused; at 400,000 both compile (42 s and 51 s, docs/constructions-minmax.md)."""
+up: a count, so a refusal is the same on any machine.  Enough for the 88- and
+141-state random reset cascades of the aperiodic survey, which half of it refuses
+(docs/constructions-minmax.md; the times are in docs/performance.md)."""
 
 
 WORK_LEVELS = 20
@@ -112,7 +112,7 @@ def explore(sizes: Sequence[int], initial: tuple[int, ...],
     n_levels = len(sizes)
     # A lifted step costs one action per level: past WORK_LEVELS levels the step
     # budget shrinks in proportion, so that a refusal comes as fast at 200 levels
-    # as at 20 (the up/down counter of 200 states took minutes to be refused).
+    # as at 20.
     steps = budget if n_levels <= WORK_LEVELS else budget * WORK_LEVELS // n_levels
     n_sym = automaton.n_symbols
     labels = automaton.output_ids

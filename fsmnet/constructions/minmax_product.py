@@ -56,7 +56,8 @@ CONGRUENCE_LIMIT = 5_000
 """Most congruences enumerated when looking for a factorization."""
 
 CONGRUENCE_STEPS = 20_000_000
-"""Union-find steps of that enumeration: about 5 s at 125 states and 16 letters."""
+"""Union-find steps of that enumeration: a count, so it stops at the same point on any
+machine (seconds at 125 states and 16 letters, docs/performance.md)."""
 
 PLAIN_IS_SMALL = 4
 """A product cascade whose components reach at most this many coordinate tuples
@@ -69,8 +70,8 @@ and a product cannot be much smaller in absolute terms."""
 
 FACTOR_FIRST_MAX = 130
 """Up to this many states the factorization is looked for before the plain holonomy
-decomposition (the congruence search costs at most about 5 s there; the plain
-decomposition of sequences:8,tracks=2, 81 states, took 106 s before it stopped);
+decomposition (the congruence search stays cheap there, and the plain decomposition
+of a product such as sequences:8,tracks=2 runs long before it stops);
 above, only when the plain cascade fails or reaches more than
 :data:`PLAIN_IS_SMALL` tuples per state (a 200-state chain then costs no search)."""
 
@@ -247,7 +248,7 @@ def product_network(automaton: Automaton, parts: Sequence[Partition], *,
 def cheap_cascade(automaton: Automaton, *, arch: str, max_steps: int = MAX_STEPS
                   ) -> tuple[Network | None, Network | None]:
     """``(chosen, product)``: a cascade found without the plain holonomy decomposition
-    (which alone takes 40 s on the 17-state chain ``sequences:16,tracks=1``), and
+    (which alone can dominate the compile, as on the chain ``sequences:16,tracks=1``), and
     the product cascade if one was built.
 
     ``chosen`` is the threshold cascade when it applies (n reached tuples: no
@@ -358,8 +359,8 @@ def best_cascade(automaton: Automaton, *, arch: str, max_steps: int = MAX_STEPS,
 
                 # Trivial holonomy groups: every level is a scalar unit, so a counter
                 # chain bounds the plain cascade's reach from below (2^k, the theorem in
-                # docs/constructions-minmax.md); past the budget, skip the exploration
-                # (counter:199: 28 s of exploring before the dense unit took over).
+                # docs/constructions-minmax.md); past the budget, skip the exploration,
+                # which could only run out of budget.
                 refuse_if_counter(automaton, max_steps=max_steps)
             plain = cascade_network(spec, automaton, arch=arch,
                                     options={"construction": "holonomy"}, max_steps=max_steps)

@@ -31,7 +31,7 @@ from fsmnet.gpu.cupy_backend import (
 # ------------------------------------------------------------------ linear
 def padded(h: int) -> int:
     """The compiled width for hidden size h, or 0 when there is none (h > 16)."""
-    for size in (4, 8, 16):  # each size is a full unroll: 32 took 70 s to compile
+    for size in (4, 8, 16):  # each size is a full unroll: 32 compiles far too slowly
         if h <= size:
             return size
     return 0

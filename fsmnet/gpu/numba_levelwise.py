@@ -129,8 +129,8 @@ def _matrix_scan(rr, ss, starts, vec, k):  # pragma: no cover - jitted
 
 
 # The chunk bodies live in plain helpers: array code written inside a prange
-# loop is itself parallelized by Numba's parfors pass, and compiling that took
-# 11 s (cold cache) against under 2 s for this form, with the same machine code
+# loop is itself parallelized by Numba's parfors pass, and compiling that is
+# several times slower (cold cache) than this form, with the same machine code
 # in the hot loops.
 @njit(cache=True, parallel=True, nogil=True)
 def matrix_unit_block(u, above, dom, pstr, sizes, off_m, off_ms, mR, ms, symbols, vec, coords,

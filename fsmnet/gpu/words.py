@@ -10,8 +10,8 @@ packed into one 2-, 4- or 8-byte word and written with one store.
 
 The tables have k^m x Q entries, so they pay only while they stay in cache:
 :func:`word_length` picks the largest m in 8, 4, 2 with k^m x Q <= LIMIT
-(measured, docs/performance.md: 3-5x the plain loop at 512-16k entries,
-1.3-2x at 50k-80k).  The CuPy backend's live kernels use the same tables.
+(docs/performance.md: the gain falls as the tables outgrow the cache).  The CuPy
+backend's live kernels use the same tables.
 """
 
 from __future__ import annotations

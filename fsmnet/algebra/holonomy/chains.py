@@ -17,7 +17,7 @@ sets of the skeleton only:
 
 :class:`ChainWalker` caches each of these, so a level action costs a few
 dictionary look-ups per level instead of set images of every chain member
-under full transformations (which made 200-level cascades take minutes), and
+under full transformations (too slow for 200-level cascades), and
 :meth:`ChainWalker.actions` returns the actions of *all* levels from one
 walk down the chain, where asking level by level walks it once per level.
 """

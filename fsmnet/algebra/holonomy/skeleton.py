@@ -170,8 +170,9 @@ class Skeleton:
 
 
 ORBIT_LIMIT = 1_000_000
-"""Most image sets the decomposition takes on: a random 60-state automaton has 442,368
-(decomposed in about 200 s and 2.3 GB); a random 100-state one ran out of 8 GB here."""
+"""Most image sets the decomposition takes on: about what a random 60-state automaton
+reaches, while a random 100-state one's orbit does not fit in memory
+(docs/performance.md, "Holonomy decomposition")."""
 
 
 def _strong_components(succ: Sequence[Sequence[int]]) -> list[int]:
