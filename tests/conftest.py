@@ -47,9 +47,9 @@ from hypothesis_budget import DEFAULT_EXAMPLES, THOROUGH_FACTOR
 
 # Under ``pytest -n 2`` two workers share two cores, and each worker's torch and
 # BLAS would start one thread per core: four busy threads on two cores, which
-# thrash.  One BLAS thread per worker cut the default suite from 4m03 to 3m21 on
-# a 2-core machine (docs/performance.md).  Numba's pool is left alone: limiting it
-# too measured no better.  Set before any test module imports torch, and
+# thrash, so each worker gets one BLAS thread (docs/performance.md, "Default test
+# suite").  Numba's pool is left alone: limiting it too measured no better.  Set
+# before any test module imports torch, and
 # inherited by the CLI subprocesses the tests start.
 if os.environ.get("PYTEST_XDIST_WORKER"):
     for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):

@@ -1,8 +1,8 @@
 """Python API misuse raises typed errors naming the value; the CLI logs one line each.
 
-Issue 15: ``net.label_trace(["9"])`` raised IndexError, ``Automaton.trace`` with symbol
-names a raw ValueError, ``accepts()`` on a multi-label machine quietly returned False,
-and a partial spec printed a raw Python warning with an internal source line.
+The cases: ``net.label_trace(["9"])`` (no IndexError), ``Automaton.trace`` with symbol
+names (no raw ValueError), ``accepts()`` on a multi-label machine (an error, not a quiet
+False), and a partial spec (a warning naming the spec, not an internal source line).
 """
 
 from __future__ import annotations
@@ -131,6 +131,6 @@ def test_verbose_notes_and_quiet_errors(tmp_path: Path,
 @pytest.mark.parametrize("budget", [0, -1, 2.5, True, "100"])
 def test_verify_refuses_a_budget_that_is_not_a_positive_count(parity_net: fsmnet.Network,
                                                               budget: object) -> None:
-    # -1 used to run and report "did not close within -1": a budget is a count of states.
+    # A budget is a count of states: -1 must not run and report "did not close within -1".
     with pytest.raises(SpecError, match="max_states"):
         fsmnet.verify("parity", parity_net, max_states=budget)  # type: ignore[arg-type]

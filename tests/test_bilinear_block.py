@@ -39,8 +39,8 @@ def permutation_automata(draw, max_states=8):
 
 # At most 6 states: the oracle joins every pair of congruences it finds, and an
 # identity letter on n states makes all Bell(n) - 2 non-trivial partitions
-# congruences: the oracle takes 0.4 s at n = 6, 8.5 s at n = 7 and minutes at
-# n = 8 (this test once took 247 s on a fresh clone).
+# congruences, and the oracle's time explodes past n = 6 (docs/performance.md,
+# "Figures behind constants").
 @settings(max_examples=examples(150))
 @given(st.one_of(small_automata(max_states=6).map(lambda a: a.delta),
                  permutation_automata(max_states=6)))

@@ -134,7 +134,7 @@ def test_cli_train_certify_float32_check_end_to_end(tmp_path, capsys) -> None:
     assert main(["check", str(cert), "--network", str(net)]) == 0
 
 
-# ---------------------------------------------------------------- the subjects
+# ---------------------------------------------------------------- trained networks
 
 def test_trained_minmax_flipflop_is_proved(tmp_path) -> None:
     net = _fixture("flipflop_minmax_dense")
@@ -436,9 +436,9 @@ def test_experiments_certified_column_on_a_trained_network(tmp_path) -> None:
 
 
 def test_long_candidates_of_wide_linear_nets_are_left_unconfirmed() -> None:
-    # The exact run of a word costs about H²·n² digit operations (a trained CP net with
-    # H = 16 spent over 10 minutes confirming one pumped word of ~4000 symbols), so
-    # such candidates are skipped and counted; max/min nets are always confirmed.
+    # The exact run of a word costs about H²·n² digit operations (minutes for one pumped
+    # word of thousands of symbols at H = 16, docs/performance.md), so such candidates
+    # are skipped and counted; max/min nets are always confirmed.
     from fsmnet.proofs.abstract.certify import _affordable
 
     wide = fsmnet.compile("modadd:3", "bilinear-full").with_params(

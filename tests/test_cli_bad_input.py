@@ -1,6 +1,6 @@
-"""Every bad input of issue 15: exit code 2, one line on stderr, no traceback, no file left.
+"""Every bad input: exit code 2, one line on stderr, no traceback, no file left.
 
-Each case is a command line from the issue, run in a scratch directory that holds a
+Each case is a command line run in a scratch directory that holds a
 regular file ``afile``, a directory ``adir`` and a compiled ``net.safetensors``.  The
 directory's contents are compared before and after: a refused command writes nothing.
 """
@@ -44,7 +44,7 @@ def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, s
 
 
 BAD = {
-    # tracebacks with exit 1 before issue 15
+    # paths and values that fail deep inside a command (they must not end in a traceback)
     "output parent is a file": ["compile", "parity", "--arch", "bilinear-full",
                                 "-o", "afile/x.safetensors"],
     "output is a directory": ["compile", "parity", "--arch", "bilinear-full", "-o", "adir"],
@@ -57,7 +57,7 @@ BAD = {
                           "--task", "parity", "--arch", "bilinear-full"],
     "binary certificate": ["check", "net.safetensors"],
     "negative run seed": ["run", "modadd:5", "--length", "100", "--seed", "-1"],
-    # nonsense accepted before issue 15
+    # nonsense that must be refused, not run
     "max-states -1": ["verify", "parity", "net.safetensors", "--max-states", "-1"],
     "max-states 0": ["verify", "parity", "net.safetensors", "--max-states", "0"],
     "hierarchy length -1": ["hierarchy", "--length", "-1"],
@@ -73,7 +73,7 @@ BAD = {
                      "-o", "big.safetensors"],
     "length 1e30": ["run", "modadd:5", "--length", "1e30"],
     "length nan": ["run", "modadd:5", "--length", "nan"],
-    "S9 monoid": ["info", "symmetric:8,gens"],  # S9 is the issue's case; S8 builds faster
+    "S9 monoid": ["info", "symmetric:8,gens"],  # as S9 would; S8 builds faster
     # streams that cannot share standard output
     "certificate - with --json": ["verify", "parity", "net.safetensors",
                                   "--certificate", "-", "--json"],
@@ -179,7 +179,8 @@ def test_verify_certificate_piped_into_check(scratch: Path) -> None:
 
 
 def test_output_to_dev_stdout_streams_and_keeps_the_link(scratch: Path) -> None:
-    # Issue 15: run as root, the old writer renamed a temporary file over /dev/stdout.
+    # Run as root, a writer that renames a temporary file over its target would
+    # replace the /dev/stdout link with a regular file.
     link = os.readlink("/dev/stdout") if os.path.islink("/dev/stdout") else None
     with open(scratch / "out.bin", "wb") as sink:
         done = subprocess.run([sys.executable, "-m", "fsmnet", "compile", "parity", "--arch",

@@ -87,7 +87,7 @@ def test_every_count_proof_has_a_checked_certificate(name, arch, tmp_path):
 
 
 def test_mod3_and_seen_b_is_proved_with_irrational_rotations(tmp_path):
-    # The issue's case: rotations by 2π/3 (irrational entries) plus a decaying channel.
+    # Rotations by 2π/3 (irrational entries) plus a decaying channel.
     net, result, cert_path, _ = certified(AUTOMATA["mod3_seen_b"], "bilinear-r2", tmp_path)
     assert result.verdict == "proved" and result.method == "count-abstraction"
     cert = json.loads(cert_path.read_text())
@@ -315,7 +315,7 @@ def test_a_claim_only_z3_proves_is_named_and_gets_no_certificate(tmp_path):
 
 def test_verify_json_names_the_claim_that_rests_on_z3(tmp_path, capsys):
     # The same network as above, through the CLI: `fsmnet verify --json` must say which
-    # claim of a "proved" verdict no certificate backs (issue 11, section 1).
+    # claim of a "proved" verdict no certificate backs.
     from fsmnet.automata.spec import save_file
     from fsmnet.cli import main
     from fsmnet.nets import Network

@@ -140,7 +140,7 @@ def test_cli_expressivity_json_and_witness_files(tmp_path, capsys) -> None:
         "initial_state": "A", "final_states": ["A"]}))
     code = main(["expressivity", str(spec), "--arch", "bilinear-r2", "--json",
                  "--witness-dir", str(tmp_path / "w")])
-    assert code == 1  # an impossible class exits 1 (README exit codes, issue 15)
+    assert code == 1  # an impossible class exits 1 (README exit codes)
     out = json.loads(capsys.readouterr().out)
     assert set(out) == {"results"}
     (row,) = out["results"]

@@ -58,8 +58,8 @@ def _schur_stable_qq(m: np.ndarray) -> bool:
 
 
 # In the default run parity covers the sign channel (an odd letter) and cyclic:3 and
-# modadd:5 the even groups; cyclic:4 and shellgame:3 (odd letters too) spend 9 s
-# each in the tuning search, so they run with -m slow.
+# modadd:5 the even groups; cyclic:4 and shellgame:3 (odd letters too) spend much
+# longer in the tuning search, so they run with -m slow.
 @pytest.mark.parametrize("spec", ["parity", "cyclic:3", "modadd:5",
                                   pytest.param("cyclic:4", marks=pytest.mark.slow),
                                   pytest.param("shellgame:3", marks=pytest.mark.slow),

@@ -1,5 +1,5 @@
 """Fixed-point networks for automata whose letters permute or reset the states
-(issue 11, §4: merges carried behaviourally, proved with a box per state).
+(merges carried behaviourally, proved with a box per state).
 
 Independent sources: the automaton's own transition table on random words and,
 for the property, brute force over every word up to a length (the

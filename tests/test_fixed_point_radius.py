@@ -1,4 +1,4 @@
-"""Fixed-point radius search at larger hidden sizes (issue 11, §4).
+"""Fixed-point radius search at larger hidden sizes.
 
 Independent sources: the exact stability claim is computed two ways (the
 Faddeev-LeVerrier polynomial in Fractions of fsmnet.nets.fixed_point, and
@@ -111,9 +111,9 @@ OLD_S3_RADIUS = 0.999999
 TUNED_RADIUS = 0.97
 """What the tuned radii must beat.  The tuning is float descent: deterministic on
 one machine, but OpenBLAS picks its kernels by CPU, and the rounding moves the
-descent: A4 and S5 tune to 0.90 and 0.89 where docs/performance.md measured
-them and to 0.953 and 0.954 on an AMD EPYC (2026-12-02).  Exactness is the Schur–Cohn check in
-Fractions; this is only the "much better than 0.999999" claim."""
+descent (docs/performance.md, "Fixed-point radius tuning": A4 and S5 land near 0.90
+on one CPU and near 0.95 on another).  Exactness is the Schur–Cohn check in Fractions; this
+is only the "much better than 0.999999" claim."""
 
 
 def _numpy_radius(net, sym: int) -> float:
@@ -229,7 +229,8 @@ def test_tuned_radius_below_untuned_s3_gens(monkeypatch: pytest.MonkeyPatch) -> 
 @pytest.mark.slow
 @pytest.mark.parametrize("spec", ["symmetric:3", "alternating:4"])
 def test_tuned_radius_full_groups(spec: str) -> None:
-    # before: S3 0.999999 (OLD_S3_RADIUS); A4 had no proved encoding at all
+    # far below the untuned S3 encoding's 0.999999 (OLD_S3_RADIUS); the untuned
+    # construction proves no encoding of A4 at all
     a = load(spec).minimal()
     net = compile_automaton(a, "fixed-point")
     radius = max(_numpy_radius(net, s) for s in range(a.n_symbols))
@@ -343,7 +344,7 @@ def test_exact_block_network_realizes_s_r_s_inverse() -> None:
 
 @pytest.mark.slow
 def test_s5_by_generators_compiles_with_exact_blocks() -> None:
-    # before: refused (H = 120 > 32); now every block's radius is proved exactly
+    # refused by default (H = 120 > 32); with exact blocks every block's radius is proved
     a = load("symmetric:5,gens").minimal()
     with pytest.raises(NotExpressible, match="hidden size 120"):  # the default stays fast
         compile_automaton(a, "fixed-point")

@@ -5,7 +5,7 @@ this test makes sure the script, its GPU tests and its benchmarks run to the
 end and record correct results (figures on the emulator mean nothing), so the
 device time is not spent on a typo.
 
-It is a slow test (about 25 s: it re-runs tests/test_gpu_kernels.py, which the
+It is a slow test (it re-runs tests/test_gpu_kernels.py, which the
 default suite already runs on the emulator, and the GPU benchmarks); run it
 before a session with a device and after editing bench/gpu_check.sh:
 ``python -m pytest -m slow tests/test_gpu_check_script.py``.

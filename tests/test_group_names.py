@@ -1,4 +1,4 @@
-"""Group names do not depend on the action (issue 11, §4).
+"""Group names do not depend on the action.
 
 Independent source of the expected names: each group is *built* from a
 sympy named group (``SymmetricGroup(n)``, ``AlternatingGroup(n)``, direct
@@ -39,7 +39,7 @@ def on_subsets(group: PermutationGroup, size: int) -> PermutationGroup:
 
 
 def test_s6_regular_on_720_points_is_s6() -> None:
-    # The example of the issue: it used to be reported as "G_720".
+    # S_6 acting regularly on its 720 elements: named S_6, not "G_720" after the degree.
     facts = describe_group(regular(SymmetricGroup(6)))
     assert (facts.name, facts.order, facts.exponent) == ("S_6", 720, 60)
 

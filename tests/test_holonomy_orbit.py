@@ -115,7 +115,7 @@ def test_the_limit_is_exact_either_way(small, monkeypatch):
 
 def test_a_large_orbit_equals_brute_force_closure():
     # random:n=45,k=2,seed=1, minimal: 38 states (the NumPy blocks), 86,734 image sets
-    # (tests/test_holonomy_scale.py); about 2 s for the brute force.
+    # (tests/test_holonomy_scale.py); small enough for the brute force.
     import fsmnet
 
     a = fsmnet.load("random:n=45,k=2,seed=1").minimal()

@@ -1,4 +1,4 @@
-"""Holonomy cascades of aperiodic automata up to 200 states (issue 11, §2).
+"""Holonomy cascades of aperiodic automata up to 200 states.
 
 Independent sources:
 - the automata come from tests/aperiodic_corpus.py, built from their
@@ -233,7 +233,7 @@ def test_minmax_cascade_skips_an_exploration_the_counter_bound_rules_out() -> No
     # counter:40's holonomy groups are trivial, so its plain cascade is all scalar
     # and reaches at least 2^40 codes (the counter-chain theorem): the dense unit is
     # taken at once, and says why, instead of after the exploration's budget
-    # (counter:199: 28.3 s before, 12.1 s with the shortcut, 2026-12-03).
+    # (docs/constructions-minmax.md, counter:199).
     net = fsmnet.compile(load("counter:40"), "minmax-cascade")
     assert net.options["construction"] == "dense unit"
     assert "2^40" in net.options["fallback_reason"]
@@ -281,8 +281,8 @@ def test_200_state_aperiodic_automata(make, tmp_path) -> None:
 @pytest.mark.slow
 def test_reset_cascade_with_thousands_of_codes(tmp_path) -> None:
     # 65 states, 19 levels, 2,550 reached codes: the proof and its check
-    # visit every (codes, state) pair (about 8 s in all).
-    # The plain cascade (fsmnet.compile now picks a smaller product of 4 quotients).
+    # visit every (codes, state) pair.
+    # The plain cascade (fsmnet.compile picks a smaller product of 4 quotients).
     from fsmnet.constructions.minmax_cascade import cascade_network
     from fsmnet.constructions.minmax_holonomy import holonomy_spec
 

@@ -79,7 +79,7 @@ def test_exhaustive_search_finds_no_smaller_cascade_for_small_counters() -> None
 
 @pytest.mark.slow
 def test_exhaustive_search_finds_no_seven_state_cascade_for_counter_3() -> None:
-    assert not _cascade_exists(_counter(3), 4, units=3, configs=7)  # 26 s
+    assert not _cascade_exists(_counter(3), 4, units=3, configs=7)  # the slow part
     assert _cascade_exists(_counter(3), 4, units=3, configs=8)
 
 

@@ -1,4 +1,4 @@
-"""MinMax cascades beyond 20 states (issue 11, §2): prefix-indexed tables.
+"""MinMax cascades beyond 20 states: prefix-indexed tables.
 
 Independent sources:
 - the Sequences(n) task is the MinMax paper's (arXiv 2605.06384); every
@@ -97,7 +97,7 @@ def test_100_state_random_aperiodic_automata(n: int, seed: int, tmp_path) -> Non
 @pytest.mark.slow
 @pytest.mark.parametrize(("n", "seed"), [(200, 1)])
 def test_larger_random_aperiodic_automata(n: int, seed: int, tmp_path) -> None:
-    # 200 states, the issue's target (199 levels): about 10 s with the check.
+    # 200 states (199 levels), with the check.
     a = _capped(n, seed)
     assert a.n_states > n // 2
     net = fsmnet.compile(a, "minmax-scalar")

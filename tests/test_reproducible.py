@@ -1,4 +1,4 @@
-"""A compile is a function of its inputs and options (issue 15, "Reproducibility").
+"""A compile is a function of its inputs and options.
 
 Two separate interpreters with different hash seeds (so set and dict-of-set orders
 differ) compile every registered architecture; the files must be byte-identical.

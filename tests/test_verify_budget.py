@@ -1,4 +1,4 @@
-"""The product budget of ``verify`` when the caller names none (issue 11, §2).
+"""The product budget of ``verify`` when the caller names none.
 
 A MinMax compiler counts the hidden states its cascade reaches
 (``reachable_coordinates``); the default budget follows that count, so a cascade
@@ -71,10 +71,10 @@ def test_the_cli_reports_the_budget_it_uses(tmp_path, capsys) -> None:
                                                 ([2, 2, 2, 2, 2, 2, 3], 5, 88)])
 def test_the_survey_reset_cascades_compile_and_are_proved_at_the_defaults(
         tmp_path, levels: list[int], seed: int, states: int) -> None:
-    # Refused at a budget of 200,000 steps, and "unknown" at 20,000 product states
-    # (2026-12-02); both compile and are proved with no option now (42-51 s to
-    # compile, 2026-12-03).  Independent sources: the automaton's table on random
-    # words, the standalone checker on the certificate, and a mutant refuted.
+    # Refused at a budget of 200,000 steps and "unknown" at 20,000 product states:
+    # the defaults must compile and prove both with no option.  Independent sources:
+    # the automaton's table on random words, the standalone checker on the
+    # certificate, and a mutant refuted.
     a = reset_cascade(levels, 4, seed)
     assert a.n_states == states
     net = fsmnet.compile(a, "minmax-scalar")
