@@ -32,6 +32,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 import fsmnet
 from fsmnet.automata import Automaton
@@ -606,14 +607,14 @@ def _one_mutation(certs: dict, data: Any, name: str) -> None:
     assert _refused_or_true(mutated, path, net, _ORACLE_CACHE[name]), what
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120))
 @given(data=st.data(), name=st.sampled_from(PRODUCTS))
 def test_one_mutated_field_is_refused_or_the_claim_is_still_true(certs, data, name) -> None:
     _one_mutation(certs, data, name)
 
 
 @pytest.mark.slow
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=2000)
 @given(data=st.data(), name=st.sampled_from(PRODUCTS))
 def test_one_mutated_field_is_refused_or_the_claim_is_still_true_thorough(certs, data,
                                                                           name) -> None:

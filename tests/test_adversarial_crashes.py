@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 import fsmnet
 from fsmnet.automata import Automaton
@@ -162,7 +163,7 @@ def test_tiny_multipliers_exit_by_verdict_never_internal(tmp_path, capsys, value
         assert diag_label(net, word) != parity.output_of(word) and len(word) <= len(bad[0])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60))
 @given(p=st.integers(1, 50), extra=st.integers(1, 50), k=st.integers(0, 40),
        scale=st.sampled_from([1, 2**-600, 10**-200]))
 def test_exact_exponent_recovers_every_power(p, extra, k, scale) -> None:
@@ -329,7 +330,7 @@ def _check_refutation_by_names(net: Network, result) -> Automaton:
     return hypothesis
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=examples(8))
 @given(data=st.data())
 @example(data=None)
 def test_refutations_are_real_in_every_alphabet_order(data) -> None:
@@ -436,7 +437,7 @@ def _permuted(net: Network, perm: list[int]) -> Network:
                    labels=net.labels, name=net.name)
 
 
-@settings(max_examples=2, deadline=None)
+@settings(max_examples=examples(2))
 @given(perm=st.permutations([0, 1, 2]))
 @example(perm=[2, 1, 0])  # read, reset, set: the order AALpy's names sort into
 def test_symbol_order_does_not_change_the_verdict(trained_flipflop, perm) -> None:

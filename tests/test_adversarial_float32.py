@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 import fsmnet
 from fsmnet.automata import Automaton
@@ -111,7 +112,7 @@ def test_a_float32_tie_on_the_empty_word_is_refuted_and_the_exact_claim_proved()
     assert f32.method == "float32-search"
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30))
 @given(k=st.integers(20, 32))
 def test_near_ties_are_never_proved_wrong(k):
     """A bias 1 − 2^-k against 1: float32 rounds it to 1 for k ≥ 25.  Whatever certify
@@ -153,7 +154,7 @@ def test_the_checker_refuses_model_numbers_that_round_to_infinity(tmp_path):
         check_certificate(scaled)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60))
 @given(seed=st.integers(0, 2**31), n=st.integers(1, 8),
        exponent=st.integers(120, 127))
 def test_the_magnitude_bound_holds_exactly_where_float32_cannot_overflow(seed, n, exponent):

@@ -84,7 +84,7 @@ def test_extremes_on_every_linear_architecture(spec, arch, kind, exponent):
 
 
 @pytest.mark.slow
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(case=st.sampled_from(LINEAR), kind=st.sampled_from(["readout", "h0", "noise"]),
        exponent=st.integers(-149, 127), seed=st.integers(0, 2**16))
 def test_extremes_on_every_linear_architecture_thorough(case, kind, exponent, seed):

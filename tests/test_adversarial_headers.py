@@ -27,6 +27,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from safetensors.numpy import save_file
 
 import fsmnet
@@ -170,7 +171,7 @@ PAIRS = [(case, name) for case in CASES for name in DESCRIBED[CASES[case][1]]]
 
 
 @pytest.mark.parametrize(("case", "name"), PAIRS)
-@settings(max_examples=4, deadline=None)
+@settings(max_examples=examples(4))
 @given(data=st.data())
 def test_one_ulp_off_is_refused(case: str, name: str, data: st.DataObject,
                                 tmp_path_factory: pytest.TempPathFactory) -> None:
@@ -245,7 +246,7 @@ def test_verdicts_say_what_they_cover() -> None:
 
 
 # ------------------------------------------------- the rounding itself, by oracle
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200))
 @given(st.fractions(), st.integers(-1100, 1100))
 def test_rationals_round_like_fraction(q: Fraction, shift: int) -> None:
     x = q * Fraction(2) ** shift
@@ -271,7 +272,7 @@ def test_ties_and_zeros() -> None:
     assert not rounds_to(Angle(0, 5), -0.0) and rounds_to(Angle(0, 5), 0.0)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60))
 @given(st.sampled_from([3, 5, 8, 12]), st.dictionaries(
     st.integers(0, 23), st.fractions(max_denominator=50, min_value=-50, max_value=50),
     min_size=1, max_size=4))
@@ -285,7 +286,7 @@ def test_cyclotomic_reals_round_like_mpmath(m: int, coef: dict[int, Fraction]) -
     assert rounds_to(x, want) and not rounds_to(x, math.nextafter(want, math.inf))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60))
 @given(st.integers(1, 360), st.integers(-400, 400))
 def test_angles_round_like_mpmath(n: int, k: int) -> None:
     k %= n

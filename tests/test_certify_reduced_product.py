@@ -36,6 +36,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 import fsmnet
 from fsmnet.cli import main as cli
@@ -258,7 +259,7 @@ def _padding_property(spec: str, k: int, seed: int, length: int) -> None:
             [automaton.output_of(names[:n]) for n in range(length + 1)]
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(10))
 @given(spec=st.sampled_from([s for s, _ in FAMILY]), k=st.integers(2, 6),
        seed=st.integers(0, 2**16))
 def test_any_such_padding_is_proved(spec: str, k: int, seed: int) -> None:
@@ -266,7 +267,7 @@ def test_any_such_padding_is_proved(spec: str, k: int, seed: int) -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=80)
 @given(spec=st.sampled_from([s for s, _ in FAMILY] + ["modcount:5"]),
        k=st.integers(2, 12), seed=st.integers(0, 2**32 - 1))
 def test_any_such_padding_is_proved_slow(spec: str, k: int, seed: int) -> None:

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from test_adversarial_float32 import numpy_float32_labels
 
 import fsmnet
@@ -106,7 +107,7 @@ def _flip(bits: str, k: int) -> str:
     return struct.pack(">I", word).hex()
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40))
 @given(data=st.data())
 def test_every_tampered_state_bit_or_target_is_refused(data):
     """Oracle: the untampered certificate is valid; a state with one bit flipped is no

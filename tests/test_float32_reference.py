@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 import fsmnet
 from fsmnet.nets import Network
@@ -39,7 +40,7 @@ def _linear_net(mats: np.ndarray, readout: np.ndarray, h0: np.ndarray) -> Networ
                    labels=list(range(len(readout))), name="random")
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25))
 @given(seed=st.integers(0, 2**31), hidden=st.integers(1, 6), scale=st.sampled_from(
     [1.0, 1e-20, 1e-38, 1e30, 3e37]))
 def test_reference_equals_the_struct_emulation_bit_for_bit(seed, hidden, scale):
