@@ -33,6 +33,7 @@ its order against Konieczny's H-class size.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -87,6 +88,9 @@ class _Structure:
 # libsemigroups' Konieczny handles transformations of degree <= 64 only;
 # larger degrees go through Froidure-Pin and strongly connected components.
 _KONIECZNY_DEGREE = 64
+
+# Konieczny runs about this long at a time, then returns to Python (signals).
+_SLICE_SECONDS = 0.2
 
 
 class TransitionMonoid:
@@ -320,15 +324,19 @@ class TransitionMonoid:
 
         _guard = ReportGuard(False)  # noqa: F841 - silences libsemigroups while alive
         k = Konieczny(self._all_generators())
-        if self._limit is not None:
-            limit = self._limit
-            k.run_until(lambda: k.current_size() > limit)
-            if not k.finished() or k.current_size() > limit:
+        # In slices: Python handles a Ctrl-C only between two of them (a single run()
+        # keeps the signal waiting until the whole monoid is done), and the limit is
+        # checked after each.
+        limit = self._limit
+        while not k.finished():
+            deadline = time.monotonic() + _SLICE_SECONDS
+            k.run_until(lambda end=deadline: time.monotonic() > end
+                        or (limit is not None and k.current_size() > limit))
+            if limit is not None and k.current_size() > limit:
                 raise MonoidTooLarge(
                     f"the transition monoid has more than {limit} elements "
                     f"(degree {self.degree}, {self.n_generators} generators); "
                     "raise the limit to compute it anyway")
-        k.run()
         classes = []
         for d in k.D_classes():
             # Bound to a name: libsemigroups may return a view into a temporary.

@@ -83,6 +83,7 @@ def handle(args: argparse.Namespace) -> int:
     from fsmnet.algebra.monoid import MonoidTooLarge
     from fsmnet.automata.resolve import load
     from fsmnet.cli.common import (
+        LOG,
         check_picture,
         human_bytes,
         print_json,
@@ -96,18 +97,32 @@ def handle(args: argparse.Namespace) -> int:
     # With --dot - the picture is standard output (for a pipe into dot); the table goes aside.
     out = report_stream({"--dot": args.dot}, args.json)
     automaton = load(args.spec)
+
+    def refuse_above(states: int, elements: int) -> None:
+        cells = states * elements
+        if cells > args.max_cells:
+            raise FsmnetError(
+                f"{automaton.name or args.spec}: the monoid computation needs at least "
+                f"{states} states x {elements} monoid elements = {cells:.3g} table cells "
+                f"(about {human_bytes(8 * cells)}), above --max-cells {args.max_cells:.3g}; "
+                "raise --max-cells to compute it anyway")
+
     states, elements = cost_lower_bound(automaton)
+    refuse_above(states, elements)  # linear time, before minimizing a huge automaton
+    if not automaton.is_semiautomaton:
+        # The monoid acts on the minimal automaton: its states, not the output labels,
+        # set how many elements --max-cells allows (an acceptor has only two labels).
+        states = automaton.minimal().n_states
+        elements = max(elements, states)
+        refuse_above(states, elements)
     cells = states * elements
-    if cells > args.max_cells:
-        raise FsmnetError(
-            f"{automaton.name or args.spec}: the monoid computation needs at least "
-            f"{states} states x {elements} monoid elements = {cells:.3g} table cells "
-            f"(about {human_bytes(8 * cells)}), above --max-cells {args.max_cells:.3g}; "
-            "raise --max-cells to compute it anyway")
     limit = min(args.max_size, max(1, args.max_cells // max(states, 1)))
+    note = (f"computing the monoid of {states} states (at least {elements} elements); "
+            "this may take a while")
     if cells > _SLOW_CELLS:
-        progress_note(f"computing the monoid of {automaton.n_states} states (at least "
-                      f"{elements} elements); this may take a while", args.json)
+        progress_note(note, args.json)
+    else:  # the size is not known before: a -v note says where the time goes
+        LOG.info("%s", note)
     try:
         result = info(automaton, limit=limit)
     except MonoidTooLarge:
@@ -187,3 +202,4 @@ def format_info(result: InfoResult, *, fallback_name: str = "") -> list[str]:
 
 def _yes(flag: bool) -> str:
     return "yes" if flag else "no"
+

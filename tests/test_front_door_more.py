@@ -1,0 +1,33 @@
+"""The front door, round two, the rest: size guards before long algebra, Ctrl-C inside it.
+
+Commands run in process through :func:`fsmnet.cli.main`, or as ``python -m fsmnet`` where
+a signal is involved (the helpers of ``tests/test_front_door.py``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.test_front_door import _interrupt_after, _start, cli, listing, one_line_error
+
+
+def test_info_of_a_random_acceptor_is_refused_by_max_cells(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # The acceptor has two output labels but 18 minimal states: the guard must use the
+    # states the monoid acts on, and stop Konieczny at the limit they allow.
+    line = one_line_error(*cli(["info", "random:n=20,k=3,seed=1"], capsys))
+    assert "--max-cells" in line and "18 or more states" in line
+
+
+def test_ctrl_c_stops_the_monoid_of_info_and_writes_no_picture(tmp_path: Path) -> None:
+    before = listing(tmp_path)
+    proc, lines = _start(["info", "random:n=20,k=3,seed=1", "--max-cells", "10" + "0" * 12,
+                          "--dot", "m.dot", "-v"], tmp_path)
+    code, text = _interrupt_after(proc, lines, "computing the monoid", bound=30)
+    assert code == 130, text
+    assert "interrupted" in text and "internal error" not in text, text
+    assert "monoid size" not in text
+    assert listing(tmp_path) == before  # no picture
+
