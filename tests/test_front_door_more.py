@@ -31,3 +31,24 @@ def test_ctrl_c_stops_the_monoid_of_info_and_writes_no_picture(tmp_path: Path) -
     assert "monoid size" not in text
     assert listing(tmp_path) == before  # no picture
 
+
+
+def test_decompose_refuses_too_many_states_before_any_work(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    line = one_line_error(*cli(["decompose", "symmetric:8,gens"], capsys))
+    assert "40320 states" in line and "--max-states 10000" in line
+    code, out, _ = cli(["decompose", "symmetric:3", "--max-states", "6"], capsys)
+    assert code == 0 and "6 states" in out
+    one_line_error(*cli(["decompose", "symmetric:3", "--max-states", "5"], capsys))
+
+
+def test_ctrl_c_stops_the_holonomy_decomposition_and_writes_no_picture(
+        tmp_path: Path) -> None:
+    before = listing(tmp_path)
+    proc, lines = _start(["decompose", "symmetric:8,gens", "--max-states", "100000",
+                          "--dot", "h.dot", "-v"], tmp_path)
+    code, text = _interrupt_after(proc, lines, "decomposing", bound=30)
+    assert code == 130, text
+    assert "interrupted" in text and "internal error" not in text, text
+    assert "level" not in text
+    assert listing(tmp_path) == before
