@@ -52,3 +52,18 @@ def test_ctrl_c_stops_the_holonomy_decomposition_and_writes_no_picture(
     assert "interrupted" in text and "internal error" not in text, text
     assert "level" not in text
     assert listing(tmp_path) == before
+
+
+def test_an_alphabet_mismatch_says_which_side_has_which_symbols(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import fsmnet
+
+    monkeypatch.chdir(tmp_path)
+    fsmnet.compile("parity", "bilinear-full").save(tmp_path / "net.safetensors")
+    line = one_line_error(*cli(["verify", "modadd:3", "net.safetensors"], capsys))
+    assert "SPEC has symbols ['2'] that NET lacks" in line, line
+    assert "NET has" not in line  # parity's {0, 1} is inside modadd:3's {0, 1, 2}
+    line = one_line_error(*cli(["verify", "starfree", "net.safetensors"], capsys))
+    assert ("SPEC has symbols ['a', 'b'] that NET lacks; "
+            "NET has symbols ['0', '1'] that SPEC lacks") in line, line

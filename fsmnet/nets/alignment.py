@@ -15,9 +15,15 @@ from fsmnet.nets.network import Network
 def align_alphabet(automaton: Automaton, net: Network) -> Automaton:
     """The automaton with its symbols in the network's order (same set required)."""
     if set(automaton.symbols) != set(net.symbols) or len(net.symbols) != automaton.n_symbols:
-        raise SpecError("the network and the automaton have different alphabets",
-                        source=net.name or "<network>", field="symbols",
-                        value=sorted(set(automaton.symbols) ^ set(net.symbols)))
+        spec_only = sorted(set(automaton.symbols) - set(net.symbols))
+        net_only = sorted(set(net.symbols) - set(automaton.symbols))
+        # Neither side is the culprit: say which symbols each one has that the other lacks.
+        sides = [f"SPEC has symbols {spec_only} that NET lacks" if spec_only else "",
+                 f"NET has symbols {net_only} that SPEC lacks" if net_only else ""]
+        raise SpecError("the network (NET) and the automaton (SPEC) have different "
+                        "alphabets: " + ("; ".join(s for s in sides if s)
+                                         or "a symbol is repeated"),
+                        source="<alignment>")
     order = [automaton.symbol_index(s) for s in net.symbols]
     return automaton.replace(delta=automaton.delta[order], symbols=net.symbols)
 
