@@ -67,3 +67,15 @@ def test_an_alphabet_mismatch_says_which_side_has_which_symbols(
     line = one_line_error(*cli(["verify", "starfree", "net.safetensors"], capsys))
     assert ("SPEC has symbols ['a', 'b'] that NET lacks; "
             "NET has symbols ['0', '1'] that SPEC lacks") in line, line
+
+
+@pytest.mark.parametrize("argv", [
+    ["train", "pcups:3", "--arch", "bilinear-full", "--steps", "1"],
+    ["hierarchy", "--task", "pcups:3", "--arch", "bilinear-full", "--length", "1"],
+    ["decompose", "pcups:3"],
+], ids=["train", "hierarchy", "decompose"])
+def test_a_pfsa_spec_where_none_is_taken_is_named_as_such(
+        argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    line = one_line_error(*cli(argv, capsys))
+    assert "PFSA-SR" in line and "does not support" in line, line
+    assert "unknown family" not in line and "info, compile" in line

@@ -45,7 +45,13 @@ def load(spec: str | os.PathLike[str] | dict[str, Any] | Automaton | Any) -> Aut
 
             return load_file(text)
         from fsmnet.automata.families import build_family
+        from fsmnet.automata.pfsa_families import is_pfsa_family
 
+        if is_pfsa_family(text):  # a known family, not a misspelt one: say where it goes
+            raise SpecError(
+                f"'{text}' is a PFSA-SR spec (probabilistic), which this command does not "
+                "support; info, compile, verify, run and expressivity take PFSA-SR specs "
+                "(docs/pfsa.md)", source="<spec>")
         return build_family(text)
     module = type(spec).__module__ or ""
     if module.startswith("automata."):
