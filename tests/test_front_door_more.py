@@ -79,3 +79,18 @@ def test_a_pfsa_spec_where_none_is_taken_is_named_as_such(
     line = one_line_error(*cli(argv, capsys))
     assert "PFSA-SR" in line and "does not support" in line, line
     assert "unknown family" not in line and "info, compile" in line
+
+
+def test_training_an_architecture_proved_unable_warns_and_still_trains(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    argv = ["--arch", "bilinear-real-diag", "--hidden", "2", "--steps", "2",
+            "--long-length", "10"]
+    code, out, err = cli(["train", "flipflop", *argv], capsys)
+    assert code == 0 and "trained bilinear-real-diag" in out
+    warnings = [line for line in err.splitlines() if "warning" in line]
+    assert len(warnings) == 1 and "cannot express" in warnings[0], err
+    assert "theorem 1" in warnings[0]
+    code, out, err = cli(["train", "parity", *argv], capsys)  # expressible: no warning
+    assert code == 0 and "cannot express" not in err

@@ -9,6 +9,7 @@ import time
 from typing import Any
 
 from fsmnet.cli.common import (
+    LOG,
     choice,
     count,
     int_at_least,
@@ -177,6 +178,29 @@ def _check(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
+# The theorem check runs before training only on automata this small: its witness
+# searches take well under a second there, and a warning must not delay training.
+_WARN_MAX_STATES = 64
+
+
+def _warn_if_proved_impossible(automaton: Any, arch: str) -> None:
+    """A warning line when a theorem of docs/theory.md rules ``arch`` out for the task
+    (training still runs: the user may want to see it fail)."""
+    from fsmnet import archs
+    from fsmnet.decide.expressivity import _theorem_witness
+
+    if arch not in archs.ids():  # a training-only choice (lstm, ...): no theorems
+        return
+    minimal = automaton.minimal()
+    if minimal.n_states > _WARN_MAX_STATES:
+        return
+    verdict = _theorem_witness(minimal, arch)
+    if verdict is not None:
+        theorem = (verdict.witness or {}).get("theorem", verdict.reason)
+        LOG.warning("%s cannot express this task (%s; fsmnet expressivity shows the "
+                    "witness); training anyway", arch, theorem)
+
+
 def handle(args: argparse.Namespace) -> int:
     options = _check(args)
     if _check_until_proved(args):
@@ -185,6 +209,7 @@ def handle(args: argparse.Namespace) -> int:
     from fsmnet.train.loop import TrainConfig, train
 
     automaton = task_automaton(args.spec)  # a bad SPEC fails here, before any training
+    _warn_if_proved_impossible(automaton, args.arch)
     config = TrainConfig(arch=args.arch, hidden=args.hidden, lengths=args.lengths,
                          steps=args.steps, batch=args.batch, lr=args.lr, seed=args.seed,
                          threads=args.threads, device=args.device, options=options)
@@ -316,6 +341,7 @@ def _handle_until_proved(args: argparse.Namespace, options: dict[str, Any]) -> i
     from fsmnet.train.until_proved import Budget, RoundRecord, train_until_proved
 
     automaton = task_automaton(args.spec)  # a bad SPEC fails here, before any training
+    _warn_if_proved_impossible(automaton, args.arch)
     config = TrainConfig(arch=args.arch, hidden=args.hidden, lengths=args.lengths,
                          steps=args.steps, batch=args.batch, lr=args.lr, seed=args.seed,
                          threads=args.threads, device=args.device, options=options)
