@@ -94,3 +94,70 @@ def test_training_an_architecture_proved_unable_warns_and_still_trains(
     assert "theorem 1" in warnings[0]
     code, out, err = cli(["train", "parity", *argv], capsys)  # expressible: no warning
     assert code == 0 and "cannot express" not in err
+
+
+# ------------------------------------------------------------------ help examples
+_OUTPUT_FLAGS = {"-o", "--certificate", "--plot", "--witness-dir", "--dot"}
+_FILE_SUFFIXES = (".yaml", ".yml", ".json", ".safetensors")
+# Commands whose examples finish in a few seconds each: the default suite runs these.
+_FAST = ("fsmnet", "info", "decompose", "compile", "verify", "certify")
+
+
+def _help_examples() -> dict[str, list[list[str]]]:
+    """The ``fsmnet ...`` lines under ``examples:`` in each command's --help (and
+    ``fsmnet --help``), as argument lists, trailing remarks dropped."""
+    import re
+    import shlex
+
+    from fsmnet.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    found: dict[str, list[list[str]]] = {}
+    for name, command in [("fsmnet", parser), *sub.choices.items()]:  # type: ignore[union-attr]
+        lines, inside = [], False
+        for line in (command.epilog or "").splitlines():
+            if line.strip().lower() == "examples:":
+                inside = True
+            elif inside and not line.startswith("  "):
+                inside = False
+            elif inside and line.strip().startswith("fsmnet "):
+                text = re.split(r"\s{2,}|\s#", line.strip())[0]  # a remark follows
+                lines.append(shlex.split(text)[1:])
+        found[name] = lines
+    return found
+
+
+def _run_examples(name: str, tmp_path: Path) -> list[str]:
+    """Run a command's examples in order in ``tmp_path``; those that read a file no
+    earlier line wrote are skipped.  Returns what ran."""
+    import subprocess
+    import sys
+
+    if name == "certify":  # its examples certify a parity network the user has at hand
+        import fsmnet
+
+        fsmnet.compile("parity", "bilinear-full").save(tmp_path / "net.safetensors")
+    ran = []
+    for argv in _help_examples()[name]:
+        inputs = [a for prev, a in zip([""] + argv, argv)
+                  if a.endswith(_FILE_SUFFIXES) and prev not in _OUTPUT_FLAGS]
+        if any(not (tmp_path / a).exists() for a in inputs):
+            continue
+        done = subprocess.run([sys.executable, "-m", "fsmnet", *argv], cwd=tmp_path,
+                              capture_output=True, text=True,
+                              timeout=300)  # a bound against a hang, not a measurement
+        assert done.returncode in (0, 1, 3), (argv, done.returncode, done.stderr)
+        ran.append(" ".join(argv))
+    return ran
+
+
+@pytest.mark.parametrize("name", _FAST)
+def test_the_fast_help_examples_run(name: str, tmp_path: Path) -> None:
+    assert _run_examples(name, tmp_path), f"no example of {name} could run"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [n for n in _help_examples() if n not in _FAST])
+def test_the_other_help_examples_run(name: str, tmp_path: Path) -> None:
+    assert _run_examples(name, tmp_path), f"no example of {name} could run"
