@@ -12,7 +12,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from fsmnet.train.modules_linear import TrainModule
+from fsmnet.train.module_base import TrainModule
 
 Tensor = torch.Tensor
 

@@ -19,7 +19,7 @@ import torch
 from torch import nn
 
 from fsmnet.train import scan
-from fsmnet.train.modules_linear import TrainModule, _np, _p
+from fsmnet.train.module_base import TrainModule, _np, _p
 
 Tensor = torch.Tensor
 

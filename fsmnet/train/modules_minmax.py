@@ -31,7 +31,7 @@ import torch
 from torch import nn
 
 from fsmnet.train import scan
-from fsmnet.train.modules_linear import TrainModule, _np, _p
+from fsmnet.train.module_base import TrainModule, _np, _p
 
 Tensor = torch.Tensor
 TEMPERATURE = 10.0  # max-min scores lie in [0, 1]; scaled for the cross-entropy
