@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from fsmnet.cli.common import print_counterexample, print_json
+from fsmnet.cli.common import certificate_to_stdout, print_counterexample, print_json
 
 EPILOG = """\
 exit codes: 0 proved, 1 refuted (a confirmed counterexample is printed),
@@ -63,18 +63,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def handle(args: argparse.Namespace) -> int:
     import sys
 
-    from fsmnet.errors import SpecError
-    from fsmnet.io import check_output, is_stdout
     from fsmnet.nets import load_network
     from fsmnet.proofs.abstract.certify import certify
 
-    # A bad --certificate path is reported before the proof runs, not after it.
-    if args.certificate is not None:
-        check_output(args.certificate)
-    cert_to_stdout = args.certificate is not None and is_stdout(args.certificate)
-    if cert_to_stdout and args.json:
-        raise SpecError("--certificate - writes the certificate to standard output; --json "
-                        "cannot share it", source="<command line>", field="--json", value=True)
+    cert_to_stdout = certificate_to_stdout(args.certificate, args.json)
     net = load_network(args.net)
     result = certify(args.spec, net, float32=args.float32, certificate=args.certificate,
                      network_path=args.net)

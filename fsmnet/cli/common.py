@@ -198,6 +198,22 @@ def report_stream(outputs: dict[str, str | None], json_mode: bool = False) -> Te
     return sys.stderr if taken else sys.stdout
 
 
+def certificate_to_stdout(certificate: str | None, json_mode: bool) -> bool:
+    """Check a ``--certificate`` destination before the proof runs (a bad path is one line
+    now, not after minutes of work); return whether it is standard output, which then
+    belongs to the certificate (so ``--json`` cannot share it)."""
+    from fsmnet.errors import SpecError
+    from fsmnet.io import check_output, is_stdout
+
+    if certificate is None:
+        return False
+    check_output(certificate)
+    if is_stdout(certificate) and json_mode:
+        raise SpecError("--certificate - writes the certificate to standard output; --json "
+                        "cannot share it", source="<command line>", field="--json", value=True)
+    return is_stdout(certificate)
+
+
 def check_picture(path: str) -> None:
     """Before any work: ``--dot FILE`` can be written, and Graphviz is there for ``.svg``."""
     import shutil

@@ -7,6 +7,7 @@ import sys
 
 from fsmnet.cli.common import (
     LOG,
+    certificate_to_stdout,
     int_at_least,
     print_counterexample,
     print_json,
@@ -53,18 +54,10 @@ def handle(args: argparse.Namespace) -> int:
         return pfsa_verify(args)
 
     from fsmnet.automata import load
-    from fsmnet.errors import SpecError
-    from fsmnet.io import check_output, is_stdout
     from fsmnet.nets import load_network
     from fsmnet.proofs.verifier import verify
 
-    # A bad --certificate path is reported before the proof runs, not after.
-    if args.certificate is not None:
-        check_output(args.certificate)
-    cert_to_stdout = args.certificate is not None and is_stdout(args.certificate)
-    if cert_to_stdout and args.json:
-        raise SpecError("--certificate - writes the certificate to standard output; --json "
-                        "cannot share it", source="<command line>", field="--json", value=True)
+    cert_to_stdout = certificate_to_stdout(args.certificate, args.json)
     automaton = load(args.spec)
     net = load_network(args.net)
     from fsmnet.proofs.verifier import default_max_states
