@@ -39,6 +39,7 @@ import itertools
 import os
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -128,3 +129,16 @@ def count_calls(monkeypatch: pytest.MonkeyPatch) -> Callable[[Any, str], CallCou
 @pytest.fixture(scope="session", name="shortest_disagreement")
 def _shortest_disagreement_fixture() -> Callable[..., list[int] | None]:
     return shortest_disagreement
+
+
+# The working directory of the command-line tests (tests/cli_scratch.py): a regular file
+# ``afile``, a directory ``adir`` and a compiled ``net.safetensors``.
+@pytest.fixture()
+def scratch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "afile").write_text("not a directory\n")
+    (tmp_path / "adir").mkdir()
+    import fsmnet
+
+    fsmnet.compile("parity", "bilinear-full").save(tmp_path / "net.safetensors")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path

@@ -15,33 +15,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_scratch import listing, run_cli
 
 import fsmnet
-from fsmnet.cli import main
-
-
-@pytest.fixture()
-def scratch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    (tmp_path / "afile").write_text("not a directory\n")
-    (tmp_path / "adir").mkdir()
-    fsmnet.compile("parity", "bilinear-full").save(tmp_path / "net.safetensors")
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
-def listing(root: Path) -> dict[str, bytes | None]:
-    return {str(p.relative_to(root)): (p.read_bytes() if p.is_file() else None)
-            for p in sorted(root.rglob("*"))}
-
-
-def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        code = main(argv)
-    except SystemExit as exc:  # argparse usage errors exit from inside main
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
-
 
 BAD = {
     # paths and values that fail deep inside a command (they must not end in a traceback)

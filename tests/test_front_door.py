@@ -21,9 +21,10 @@ from typing import Any
 
 import numpy as np
 import pytest
+from cli_scratch import listing
+from cli_scratch import run_cli as cli
 
 import fsmnet
-from fsmnet.cli import main
 
 # Under /proc nothing can be created, not even by root (for whom os.access says yes).
 UNWRITABLE = "/proc/fsmnet-front-door.json"
@@ -35,29 +36,6 @@ def noisy_parity() -> fsmnet.Network:
     rng = np.random.default_rng(0)
     return net.with_params(**{k: v + 1e-2 * rng.standard_normal(v.shape)
                               for k, v in net.params.items()})
-
-
-@pytest.fixture()
-def scratch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    (tmp_path / "afile").write_text("not a directory\n")
-    (tmp_path / "adir").mkdir()
-    fsmnet.compile("parity", "bilinear-full").save(tmp_path / "net.safetensors")
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
-def listing(root: Path) -> dict[str, bytes | None]:
-    return {str(p.relative_to(root)): (p.read_bytes() if p.is_file() else None)
-            for p in sorted(root.rglob("*"))}
-
-
-def cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        code = main(argv)
-    except SystemExit as exc:  # argparse usage errors exit from inside main
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def one_line_error(code: int, out: str, err: str) -> str:
