@@ -23,15 +23,21 @@ then rounded outwards to dyadic rationals and re-checked exactly by
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from fsmnet.automata import Automaton
+from fsmnet.proofs.abstract import box_search
+from fsmnet.proofs.abstract.box_search import BoxSchedule, BoxSearch
 
 GRID = 2.0 ** -40  # box ends are rounded outwards to this dyadic grid
+# How chart boxes grow (see search_boxes): a cushion and early widening for a slow
+# contraction; none and late widening where the letters permute the boxes exactly.
+CONTRACTING = BoxSchedule(cushion=1.0, widen_after=8)
+PERMUTING = BoxSchedule(cushion=0.0, widen_after=60)
 
 
 @dataclass(frozen=True)
@@ -105,138 +111,43 @@ def _ratio_bounds(m: np.ndarray, p: int, lo: np.ndarray, hi: np.ndarray
     return out[0], out[1], den_min
 
 
-@dataclass
-class ChartSearch:
-    """Outcome of :func:`search_boxes`: boxes (each owned by an automaton state, with a
-    successor box per symbol), or why none closed.
-
-    Several boxes may share an automaton state (one per cluster of reached
-    states): a finite simulation of the network by a refinement of the
-    automaton, which is all the induction needs.
-    """
-
-    boxes: list[tuple[np.ndarray, np.ndarray]] | None
-    reason: str
-    rounds: int = 0
-    owner: list[int] = field(default_factory=list)
-    succ: list[list[int]] = field(default_factory=list)
-    initial: int = 0
-
-
-def _clusters(ts: np.ndarray, radius: float) -> list[np.ndarray]:
-    """Leader clustering of chart points in the sup norm (order as sampled)."""
-    groups: list[list[int]] = []
-    leaders: list[np.ndarray] = []
-    for i, t in enumerate(ts):
-        for g, lead in enumerate(leaders):
-            if np.max(np.abs(t - lead)) <= radius:
-                groups[g].append(i)
-                break
-        else:
-            leaders.append(t)
-            groups.append([i])
-    return [ts[g] for g in groups]
-
-
 def search_boxes(chart: Chart, mats: np.ndarray, automaton: Automaton,
                  clouds: dict[int, list[np.ndarray]], *, pad: float,
-                 rounding: Any = None, max_rounds: int = 200, blow_up: float = 1e3,
-                 radius: float = 0.25, max_boxes: int = 400, widen_after: int = 8,
-                 cushion: float = 1.0, charted: list[np.ndarray] | None = None
-                 ) -> ChartSearch:
-    """Kleene iteration S_j ← hull(S_j ∪ F_x(S_i)) on chart boxes, with widening.
+                 rounding: Any = None, schedule: BoxSchedule = CONTRACTING,
+                 charted: list[np.ndarray] | None = None) -> BoxSearch:
+    """The box search (:mod:`.box_search`) in the affine chart of ``chart``.
 
-    ``pad`` inflates the sampled boxes (relative to their spread, plus an
-    absolute floor) so that a contraction towards their inside can close;
-    ``rounding`` (:class:`fsmnet.proofs.abstract.rounding.Float32Model`) adds
-    its error to every image.  Boxes wider than ``blow_up`` are a blow-up.
-    A box that must grow gets a ``cushion`` (times 10⁻⁷ of its width) past the
-    image, and widening starts after ``widen_after`` rounds: both help a slow
-    contraction (a trained network) close.  Where letters permute the boxes exactly
-    (the recorded basis of a conjugated construction), any growth past the image
-    chases itself round the cycle forever, so there the cushion is 0 and widening
-    late: plain iteration reaches the geometric limit of the contractions within
-    the tolerance.  ``charted`` gives the maps B A B⁻¹ when the caller computed them
-    exactly: through an ill-conditioned B the float product carries noise that the
-    cycle also chases (10⁻¹³ a lap, past the tolerance).
+    ``rounding`` (:class:`fsmnet.proofs.abstract.rounding.Float32Model`) adds its
+    error to every image.  The chart's pivot is pinned (it is 1 on every box).
+    The default schedule (:data:`CONTRACTING`) helps a slow contraction (a
+    trained network) close.  Where letters permute the boxes exactly (the
+    recorded basis of a conjugated construction), any growth past the image
+    chases itself round the cycle forever, so there the caller passes
+    :data:`PERMUTING`: plain iteration reaches the geometric limit of the
+    contractions within the tolerance.  ``charted`` gives the maps B A B⁻¹ when
+    the caller computed them exactly: through an ill-conditioned B the float
+    product carries noise that the cycle also chases (10⁻¹³ a lap, past the
+    tolerance).
     """
     b, binv = chart.floats()
     p = chart.pivot
     ms = [b @ a @ binv for a in mats] if charted is None else charted
-    boxes: list[tuple[np.ndarray, np.ndarray]] = []
-    owner: list[int] = []
-    assert automaton.initial is not None
-    order = [automaton.initial] + [q for q in clouds if q != automaton.initial]
-    for q in order:
-        ys = np.array([b @ h for h in clouds.get(q, [])])
-        if len(ys) and np.any(ys[:, p] <= 0):
-            return ChartSearch(None, f"φ is not positive on the states of {q}")
-        for ts in _clusters(ys / ys[:, p:p + 1], radius) if len(ys) else []:
-            lo, hi = ts.min(0), ts.max(0)
-            spread = np.maximum(hi - lo, 0) * pad + pad * 1e-3
-            spread[p] = 0
-            boxes.append((lo - spread, hi + spread))
-            owner.append(q)
-    succ: dict[tuple[int, int], int] = {}
-    slack_done = False
-    for rounds in range(1, max_rounds + 1):
-        grew = False
-        for i in range(len(boxes)):
-            lo, hi = boxes[i]
-            for a in range(automaton.n_symbols):
-                t = int(automaton.delta[a, owner[i]])
-                ilo, ihi, den = _ratio_bounds(ms[a], p, lo, hi)
-                if den <= 0:
-                    return ChartSearch(None, f"the image of a box of state {owner[i]} under "
-                                       f"symbol {a} leaves the half-space φ > 0", rounds)
-                if rounding is not None:
-                    err = rounding.chart_error(ms[a], mats[a], b, binv, p, lo, hi, den)
-                    ilo, ihi = ilo - err, ihi + err
-                ilo[p] = ihi[p] = 1.0
-                j = succ.get((i, a))
-                if j is None:  # the nearest box of the target state, or a new one
-                    mid = (ilo + ihi) / 2
-                    near = [(np.max(np.maximum(boxes[c][0] - mid, mid - boxes[c][1])), c)
-                            for c in range(len(boxes)) if owner[c] == t]
-                    dist, j = min(near) if near else (np.inf, -1)
-                    if dist > radius:
-                        if len(boxes) >= max_boxes:
-                            return ChartSearch(None, f"more than {max_boxes} boxes", rounds)
-                        boxes.append((ilo, ihi))
-                        owner.append(t)
-                        j = len(boxes) - 1
-                    succ[(i, a)] = j
-                    grew = True
-                tlo, thi = boxes[j]
-                tol = 1e-13 * (1 + np.abs(thi - tlo))
-                if np.any(ilo < tlo - tol) or np.any(ihi > thi + tol):
-                    pad_out = cushion * (1e-7 * (ihi - ilo)
-                                         + 1e-10 * (1 + np.abs(ilo) + np.abs(ihi)))
-                    pad_out[p] = 0
-                    grow_lo = np.minimum(ilo - pad_out, tlo)
-                    grow_hi = np.maximum(ihi + pad_out, thi)
-                    if rounds > widen_after:  # widening: jump past the growth seen so far
-                        grow_lo = grow_lo - 2 * (tlo - grow_lo)
-                        grow_hi = grow_hi + 2 * (grow_hi - thi)
-                    boxes[j] = (grow_lo, grow_hi)
-                    grew = True
-                    if np.max(grow_hi - grow_lo) > blow_up:
-                        return ChartSearch(None, f"a box of state {t} blew up (width > "
-                                           f"{blow_up:g})", rounds)
-        if not grew:
-            if slack_done:
-                table = [[succ[(i, a)] for a in range(automaton.n_symbols)]
-                         for i in range(len(boxes))]
-                return ChartSearch(boxes, f"closed after {rounds} rounds, {len(boxes)} boxes",
-                                   rounds, owner, table, 0)
-            # Closed up to float tolerance: inflate a little and iterate again, so the
-            # images lie strictly inside (room for the dyadic rounding and exact check).
-            slack_done = True
-            for i, (lo, hi) in enumerate(boxes):
-                room = 1e-6 * (hi - lo) + 1e-10 * (1 + np.abs(lo) + np.abs(hi))
-                room[p] = 0
-                boxes[i] = (lo - room, hi + room)
-    return ChartSearch(None, f"no fixed point within {max_rounds} rounds", max_rounds)
+    ys = {q: np.array([b @ h for h in hs]) for q, hs in clouds.items() if len(hs)}
+    for q in sorted(ys, key=lambda q: q != automaton.initial):  # initial first
+        if np.any(ys[q][:, p] <= 0):
+            return BoxSearch(None, f"φ is not positive on the states of {q}")
+
+    def image(lo: np.ndarray, hi: np.ndarray, a: int) -> tuple[np.ndarray, np.ndarray, float]:
+        ilo, ihi, den = _ratio_bounds(ms[a], p, lo, hi)
+        if rounding is not None and den > 0:
+            err = rounding.chart_error(ms[a], mats[a], b, binv, p, lo, hi, den)
+            ilo, ihi = ilo - err, ihi + err
+        ilo[p] = ihi[p] = 1.0
+        return ilo, ihi, den
+
+    points = {q: y / y[:, p:p + 1] for q, y in ys.items()}
+    return box_search.search(image, automaton, points, pad=pad,
+                             schedule=replace(schedule, pinned=p))
 
 
 def readout_ok(chart: Chart, readout: np.ndarray, boxes: list[tuple[np.ndarray, np.ndarray]],
@@ -303,8 +214,8 @@ class ChartBoxes:
         if recorded is not None and rounding is None:
             charted = [_charted(recorded, a) for a in mats_exact]
             for found, why in _box_bodies(self.name, recorded, mats, readout, automaton,
-                                          clouds, right, rounding, float32, widen_after=60,
-                                          cushion=0.0, charted=charted):
+                                          clouds, right, rounding, float32, PERMUTING,
+                                          charted=charted):
                 yield found, f"{why} (recorded basis)"
         chart = choose_chart(points)
         if chart is None:
@@ -336,15 +247,16 @@ class ChartBoxes:
 
 def _box_bodies(name: str, chart: Any, mats: np.ndarray, readout: np.ndarray,
                 automaton: Automaton, clouds: dict[int, list[np.ndarray]],
-                right: dict[int, int], rounding: Any, float32: bool, widen_after: int = 8,
-                cushion: float = 1.0, charted: list[np.ndarray] | None = None
+                right: dict[int, int], rounding: Any, float32: bool,
+                schedule: BoxSchedule = CONTRACTING,
+                charted: list[np.ndarray] | None = None
                 ) -> Iterator[tuple[dict[str, Any] | None, str]]:
     """(certificate body, why) per inflation of the chart-box search in ``chart``."""
     from fsmnet.proofs.certificate_models import exact_qs
 
     for pad in PADS:
         found = search_boxes(chart, mats, automaton, clouds, pad=pad, rounding=rounding,
-                             widen_after=widen_after, cushion=cushion, charted=charted)
+                             schedule=schedule, charted=charted)
         if found.boxes is None:
             yield None, found.reason
             continue
@@ -358,7 +270,7 @@ def _box_bodies(name: str, chart: Any, mats: np.ndarray, readout: np.ndarray,
             "domain": name, "rounding": "float32-step" if float32 else "exact",
             "basis": exact_qs(chart.basis()), "basis_inverse": exact_qs(chart.inverse()),
             "pivot": chart.pivot, "inflation": pad,
-            "initial_box": found.initial, "successors": found.succ,
+            "initial_box": 0, "successors": found.succ,
             "boxes": [{"state": q, "lo": exact_qs(lo), "hi": exact_qs(hi)}
                       for q, (lo, hi) in zip(found.owner, exact)]}
         if rounding is not None:

@@ -18,15 +18,19 @@ bound at the μ written in the certificate.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from fsmnet.automata import Automaton
+from fsmnet.proofs.abstract import box_search
+from fsmnet.proofs.abstract.box_search import BoxSchedule, BoxSearch
 
 GRID = 2.0 ** -40
+# a cushion past each image, so that the dyadic rounding and the exact check keep a
+# margin on non-contracting coordinates; widening after 8 rounds
+SCHEDULE = BoxSchedule(cushion=1.0, widen_after=8)
 
 
 def knapsack_min(c: np.ndarray, phi: np.ndarray, lo: np.ndarray, hi: np.ndarray
@@ -77,87 +81,27 @@ def _bounds(a: np.ndarray, phi: np.ndarray, lo: np.ndarray, hi: np.ndarray
     return out[0], out[1], float(den[0])
 
 
-@dataclass
-class SliceSearch:
-    boxes: list[tuple[np.ndarray, np.ndarray]] | None
-    reason: str
-    owner: list[int] = field(default_factory=list)
-    succ: list[list[int]] = field(default_factory=list)
-
-
 def search(phi: np.ndarray, mats: np.ndarray, automaton: Automaton,
            clouds: dict[int, list[np.ndarray]], *, pad: float, rounding: Any = None,
-           max_rounds: int = 200, blow_up: float = 1e3, radius: float = 0.25,
-           max_boxes: int = 400) -> SliceSearch:
-    """Kleene iteration with widening over slice boxes (clusters per automaton state)."""
-    from fsmnet.proofs.abstract.linear import _clusters
+           schedule: BoxSchedule = SCHEDULE) -> BoxSearch:
+    """The box search (:mod:`.box_search`) over slice boxes: the sampled states are
+    scaled onto φ·h = 1, and ``rounding``
+    (:class:`fsmnet.proofs.abstract.rounding.Float32Model`) adds its error to every
+    image.  Every coordinate is free, so none is pinned."""
 
-    boxes: list[tuple[np.ndarray, np.ndarray]] = []
-    owner: list[int] = []
-    assert automaton.initial is not None
-    for q in [automaton.initial] + [q for q in clouds if q != automaton.initial]:
-        pts = np.array(clouds.get(q, []))
-        if not len(pts):
-            continue
-        ts = pts / (pts @ phi)[:, None]
-        for grp in _clusters(ts, radius):
-            lo, hi = grp.min(0), grp.max(0)
-            spread = (hi - lo) * pad + pad * 1e-3
-            boxes.append((lo - spread, hi + spread))
-            owner.append(q)
-    succ: dict[tuple[int, int], int] = {}
-    slack_done = False
-    for rounds in range(1, max_rounds + 1):
-        grew = False
-        for i in range(len(boxes)):
-            lo, hi = boxes[i]
-            for a in range(automaton.n_symbols):
-                t = int(automaton.delta[a, owner[i]])
-                ilo, ihi, den = _bounds(mats[a], phi, lo, hi)
-                if den <= 0:
-                    return SliceSearch(None, f"the image of a box of state {owner[i]} under "
-                                       f"symbol {a} leaves the half-space φ > 0")
-                if rounding is not None:
-                    err = rounding.slice_error(mats[a], phi, lo, hi, den, (ilo, ihi))
-                    ilo, ihi = ilo - err, ihi + err
-                j = succ.get((i, a))
-                if j is None:
-                    mid = (ilo + ihi) / 2
-                    near = [(np.max(np.maximum(boxes[c][0] - mid, mid - boxes[c][1])), c)
-                            for c in range(len(boxes)) if owner[c] == t]
-                    dist, j = min(near) if near else (np.inf, -1)
-                    if dist > radius:
-                        if len(boxes) >= max_boxes:
-                            return SliceSearch(None, f"more than {max_boxes} boxes")
-                        boxes.append((ilo, ihi))
-                        owner.append(t)
-                        j = len(boxes) - 1
-                    succ[(i, a)] = j
-                    grew = True
-                tlo, thi = boxes[j]
-                tol = 1e-13 * (1 + np.abs(thi - tlo))
-                if np.any(ilo < tlo - tol) or np.any(ihi > thi + tol):
-                    # a cushion past the image, so that the dyadic rounding and the
-                    # exact check keep a margin on non-contracting coordinates
-                    cushion = 1e-7 * (ihi - ilo) + 1e-10 * (1 + np.abs(ilo) + np.abs(ihi))
-                    glo = np.minimum(ilo - cushion, tlo)
-                    ghi = np.maximum(ihi + cushion, thi)
-                    if rounds > 8:  # widening
-                        glo, ghi = glo - 2 * (tlo - glo), ghi + 2 * (ghi - thi)
-                    boxes[j] = (glo, ghi)
-                    grew = True
-                    if np.max(ghi - glo) > blow_up:
-                        return SliceSearch(None, f"a box of state {t} blew up")
-        if not grew:
-            if slack_done:
-                return SliceSearch(boxes, f"closed after {rounds} rounds, {len(boxes)} boxes",
-                                   owner, [[succ[(i, a)] for a in range(automaton.n_symbols)]
-                                           for i in range(len(boxes))])
-            slack_done = True
-            for i, (lo, hi) in enumerate(boxes):
-                room = 1e-6 * (hi - lo) + 1e-10 * (1 + np.abs(lo) + np.abs(hi))
-                boxes[i] = (lo - room, hi + room)
-    return SliceSearch(None, f"no fixed point within {max_rounds} rounds")
+    def image(lo: np.ndarray, hi: np.ndarray, a: int) -> tuple[np.ndarray, np.ndarray, float]:
+        ilo, ihi, den = _bounds(mats[a], phi, lo, hi)
+        if rounding is not None and den > 0:
+            err = rounding.slice_error(mats[a], phi, lo, hi, den, (ilo, ihi))
+            ilo, ihi = ilo - err, ihi + err
+        return ilo, ihi, den
+
+    points = {}
+    for q, hs in clouds.items():
+        if len(hs):
+            pts = np.array(hs)
+            points[q] = pts / (pts @ phi)[:, None]
+    return box_search.search(image, automaton, points, pad=pad, schedule=schedule)
 
 
 def _dyadic(x: float, up: bool) -> Fraction:
@@ -166,7 +110,7 @@ def _dyadic(x: float, up: bool) -> Fraction:
 
 
 def certificate_body(phi: list[Fraction], mats: np.ndarray, readout: np.ndarray,
-                     found: SliceSearch, right: dict[int, int], rounding: str
+                     found: BoxSearch, right: dict[int, int], rounding: str
                      ) -> dict[str, Any]:
     """Dyadic boxes and one dual multiplier μ per obligation (float optima, rounded)."""
     from fsmnet.proofs.certificate_models import exact_qs

@@ -1,0 +1,176 @@
+"""The box search shared by the box domains of linear recurrences (:mod:`.linear`,
+:mod:`.slice_boxes`): Kleene iteration with widening over boxes, several per
+automaton state.
+
+A domain supplies two things: the points it starts from (the sampled states in
+its own coordinates, per automaton state) and its image map, a box and a symbol
+to the tight bounding box of the image plus the minimum of the normalizing
+functional over the box (which must stay positive).  Everything else is the
+same for every domain: clustering the samples into boxes, assigning each
+(box, symbol) a successor box of the target state, growing a successor box to
+hold the image (with a cushion past it and, after a few rounds, widening), and
+one extra round of slack once the boxes close so that the images lie strictly
+inside.  How a box grows is the domain's choice (:class:`BoxSchedule`), since a
+trained network's slow contraction and a conjugated construction's exact
+permutation of boxes want opposite settings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from fsmnet.automata import Automaton
+
+#: (lo, hi, symbol) -> (image lo, image hi, minimum of the normalizing functional on
+#: the box); the bounds already include the domain's rounding error, if any.
+ImageMap = Callable[[np.ndarray, np.ndarray, int], tuple[np.ndarray, np.ndarray, float]]
+
+
+@dataclass(frozen=True)
+class BoxSchedule:
+    """How a search grows its boxes, and when it gives up.
+
+    Attributes
+    ----------
+    cushion
+        A box that must grow is pushed this many times 10⁻⁷ of the image's width
+        (plus 10⁻¹⁰ absolute) past the image, so that dyadic rounding and the exact
+        check keep a margin; 0 grows to the image's hull only.
+    widen_after
+        Rounds of plain iteration before widening (each growth then jumps twice
+        as far again past the growth seen).
+    pinned
+        A coordinate that every box holds fixed (a chart's pivot, equal to 1): it
+        gets no padding, cushion or slack.
+    max_rounds, blow_up, radius, max_boxes
+        Give up after ``max_rounds`` rounds, on a box wider than ``blow_up``, or on
+        more than ``max_boxes`` boxes; an image farther than ``radius`` (sup norm)
+        from every box of its state starts a new box.
+    """
+
+    cushion: float = 1.0
+    widen_after: int = 8
+    pinned: int | None = None
+    max_rounds: int = 200
+    blow_up: float = 1e3
+    radius: float = 0.25
+    max_boxes: int = 400
+
+
+@dataclass
+class BoxSearch:
+    """Outcome of :func:`search`: boxes (each owned by an automaton state, with a
+    successor box per symbol; box 0 belongs to the initial state), or why none closed.
+
+    Several boxes may share an automaton state (one per cluster of reached
+    states): a finite simulation of the network by a refinement of the
+    automaton, which is all the induction needs.
+    """
+
+    boxes: list[tuple[np.ndarray, np.ndarray]] | None
+    reason: str
+    rounds: int = 0
+    owner: list[int] = field(default_factory=list)
+    succ: list[list[int]] = field(default_factory=list)
+
+
+def clusters(ts: np.ndarray, radius: float) -> list[np.ndarray]:
+    """Leader clustering of points in the sup norm (order as sampled)."""
+    groups: list[list[int]] = []
+    leaders: list[np.ndarray] = []
+    for i, t in enumerate(ts):
+        for g, lead in enumerate(leaders):
+            if np.max(np.abs(t - lead)) <= radius:
+                groups[g].append(i)
+                break
+        else:
+            leaders.append(t)
+            groups.append([i])
+    return [ts[g] for g in groups]
+
+
+def _unpinned(v: np.ndarray, pinned: int | None) -> np.ndarray:
+    if pinned is not None:
+        v[pinned] = 0
+    return v
+
+
+def search(image: ImageMap, automaton: Automaton, points: dict[int, np.ndarray], *,
+                 pad: float, schedule: BoxSchedule) -> BoxSearch:
+    """Kleene iteration S_j ← hull(S_j ∪ F_x(S_i)) on boxes, with widening.
+
+    ``points`` are the sampled states per automaton state in the domain's
+    coordinates (a state without samples starts with no box).  ``pad`` inflates
+    each cluster's box (relative to its spread, plus an absolute floor) so that
+    a contraction towards its inside can close.
+    """
+    s = schedule
+    boxes: list[tuple[np.ndarray, np.ndarray]] = []
+    owner: list[int] = []
+    assert automaton.initial is not None
+    for q in [automaton.initial] + [q for q in points if q != automaton.initial]:
+        if q not in points or not len(points[q]):
+            continue
+        for grp in clusters(points[q], s.radius):
+            lo, hi = grp.min(0), grp.max(0)
+            spread = _unpinned(np.maximum(hi - lo, 0) * pad + pad * 1e-3, s.pinned)
+            boxes.append((lo - spread, hi + spread))
+            owner.append(q)
+    succ: dict[tuple[int, int], int] = {}
+    slack_done = False
+    for rounds in range(1, s.max_rounds + 1):
+        grew = False
+        for i in range(len(boxes)):
+            lo, hi = boxes[i]
+            for a in range(automaton.n_symbols):
+                t = int(automaton.delta[a, owner[i]])
+                ilo, ihi, den = image(lo, hi, a)
+                if den <= 0:
+                    return BoxSearch(None, f"the image of a box of state {owner[i]} under "
+                                     f"symbol {a} leaves the half-space φ > 0", rounds)
+                j = succ.get((i, a))
+                if j is None:  # the nearest box of the target state, or a new one
+                    mid = (ilo + ihi) / 2
+                    near = [(np.max(np.maximum(boxes[c][0] - mid, mid - boxes[c][1])), c)
+                            for c in range(len(boxes)) if owner[c] == t]
+                    dist, j = min(near) if near else (np.inf, -1)
+                    if dist > s.radius:
+                        if len(boxes) >= s.max_boxes:
+                            return BoxSearch(None, f"more than {s.max_boxes} boxes", rounds)
+                        boxes.append((ilo, ihi))
+                        owner.append(t)
+                        j = len(boxes) - 1
+                    succ[(i, a)] = j
+                    grew = True
+                tlo, thi = boxes[j]
+                tol = 1e-13 * (1 + np.abs(thi - tlo))
+                if np.any(ilo < tlo - tol) or np.any(ihi > thi + tol):
+                    pad_out = _unpinned(s.cushion * (1e-7 * (ihi - ilo) + 1e-10 * (
+                        1 + np.abs(ilo) + np.abs(ihi))), s.pinned)
+                    grow_lo = np.minimum(ilo - pad_out, tlo)
+                    grow_hi = np.maximum(ihi + pad_out, thi)
+                    if rounds > s.widen_after:  # widening: jump past the growth seen so far
+                        grow_lo = grow_lo - 2 * (tlo - grow_lo)
+                        grow_hi = grow_hi + 2 * (grow_hi - thi)
+                    boxes[j] = (grow_lo, grow_hi)
+                    grew = True
+                    if np.max(grow_hi - grow_lo) > s.blow_up:
+                        return BoxSearch(None, f"a box of state {t} blew up (width > "
+                                         f"{s.blow_up:g})", rounds)
+        if not grew:
+            if slack_done:
+                table = [[succ[(i, a)] for a in range(automaton.n_symbols)]
+                         for i in range(len(boxes))]
+                return BoxSearch(boxes, f"closed after {rounds} rounds, {len(boxes)} boxes",
+                                 rounds, owner, table)
+            # Closed up to float tolerance: inflate a little and iterate again, so the
+            # images lie strictly inside (room for the dyadic rounding and exact check).
+            slack_done = True
+            for i, (lo, hi) in enumerate(boxes):
+                room = _unpinned(1e-6 * (hi - lo) + 1e-10 * (1 + np.abs(lo) + np.abs(hi)),
+                                 s.pinned)
+                boxes[i] = (lo - room, hi + room)
+    return BoxSearch(None, f"no fixed point within {s.max_rounds} rounds", s.max_rounds)
