@@ -277,6 +277,15 @@ def certify(spec: Any, net: Network, *, float32: bool = False, certificate: str 
             except (FsmnetError, TypeError) as exc:
                 details["certificate_error"] = str(exc)
         return done("proved", "exact-product", domain="exact-states")
+    from fsmnet import archs
+
+    if not float32 and archs.get(net.arch).family == "diagonal":  # exact claims only
+        from fsmnet.proofs.count_dominance import certify_dominance
+
+        counted = certify_dominance(net, automaton, details, certificate=certificate,
+                                    network_path=network_path)
+        if counted is not None:  # checked by the checker, or a confirmed count vector
+            return done(counted[0], "count-dominance", **counted[1])
     reduced = None if float32 else _reduced_product(net, automaton, details, certificate,
                                                     network_path, max_states)
     if reduced is not None:  # proved (its exact states closed) or a confirmed refutation

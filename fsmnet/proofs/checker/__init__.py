@@ -54,6 +54,7 @@ from .belief import check_belief_tracking
 from .components import check_components
 from .cones import check_cones
 from .core import CertificateError, check_network_file
+from .count_dominance import check_count_dominance
 from .counts import check_counts
 from .decay import check_decay
 from .float32_states import check_float32_product
@@ -77,6 +78,7 @@ METHODS: dict[str, tuple[Callable[[dict[str, Any]], str], bool]] = {
     "cone-invariant": (check_cones, True),
     "witness": (check_witness, False),
     "count-abstraction": (check_counts, True),
+    "count-dominance": (check_count_dominance, True),
     "belief-tracking": (check_belief_tracking, True),
     "belief-decay": (check_decay, False),
     "box-invariant": (check_invariants, True),

@@ -68,7 +68,7 @@ BELIEF_CLAIM = ("for every word w: P(w) > 0 implies h_w / ||h_w||_1 = belief_w a
 CLAIMS = {"exact-product": CLAIM, "cone-invariant": CLAIM, "count-abstraction": CLAIM,
           "box-invariant": CLAIM, "reduced-invariant": CLAIM, "zonotope-invariant": CLAIM,
           "cascade-components": CLAIM, "float32-product": CLAIM,
-          "belief-tracking": BELIEF_CLAIM}
+          "belief-tracking": BELIEF_CLAIM, "count-dominance": CLAIM}
 
 # What a float32 claim covers, by rounding model: the certificate states it in ``covers``
 # (checked equal), so a reader of the file sees which executors the proof is about.
@@ -154,6 +154,11 @@ CHOICE = ("list", ("list", LABEL))  # [["exact", n] | ["tail", r] per letter]
 COUNT_TYPE = Rec({"choice": CHOICE, "label": INT,
                   "rivals": ("list", Rec({"label": INT, "degrees": ("or-null", INTS)}))})
 LETTER = Rec({"start": INT, "period": INT, "base": NUM, "exponents": ("list", ("or-null", INT))})
+# count-dominance: per letter (S, P); per (count type, rival) the assignment of every
+# negative channel group to its dominating host and each host's bound per tail letter.
+DOMINANCE_RIVAL = Rec({"label": INT, "assignment": ("int-map", INT),
+                       "bounds": ("int-map", INTS)})
+DOMINANCE_TYPE = Rec({"choice": CHOICE, "label": INT, "rivals": ("list", DOMINANCE_RIVAL)})
 DECAY = {"format": STR, "format_version": INT, "method": STR, "kind": STR, "theorem": STR,
          "pfsa": PFSA, "prefix": WORD, "period": WORD, "rate": NUM}
 WITNESS = {"format": STR, "format_version": INT, "method": STR, "kind": STR, "arch": STR,
@@ -168,6 +173,8 @@ SCHEMA = Tagged("method", {
                                                        "multipliers": VEC}))}),
     "count-abstraction": Rec({**COMMON, "letters": ("list", LETTER),
                               "types": ("list", COUNT_TYPE)}),
+    "count-dominance": Rec({**COMMON, "letters": ("list", Rec({"start": INT, "period": INT})),
+                            "types": ("list", DOMINANCE_TYPE)}),
     "box-invariant": Tagged("domain", {
         "slice-box": Rec({**COMMON, **SLICE[0]}, SLICE[1]),
         "chart-box": Rec({**COMMON, **CHART[0]}, CHART[1]),
