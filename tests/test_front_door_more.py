@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.test_front_door import _interrupt_after, _start, cli, listing, one_line_error
 
@@ -52,6 +54,45 @@ def test_ctrl_c_stops_the_holonomy_decomposition_and_writes_no_picture(
     assert "interrupted" in text and "internal error" not in text, text
     assert "level" not in text
     assert listing(tmp_path) == before
+
+
+# ------------------------------------------------------------------ size limits
+@given(st.integers(min_value=1, max_value=10**30))
+def test_a_size_limit_in_digits_is_that_integer(n: int) -> None:
+    from fsmnet.cli.common import size_limit
+
+    assert size_limit(str(n)) == n  # expected: the integer itself
+    assert size_limit(f"{n:_}") == n  # with Python's digit separators
+
+
+@given(st.integers(min_value=1, max_value=999), st.integers(min_value=0, max_value=27))
+def test_a_size_limit_in_scientific_notation_is_exact(mantissa: int, exponent: int) -> None:
+    from fsmnet.cli.common import size_limit
+
+    # Expected: Python's exact integer arithmetic (a float would make 1e23 a different
+    # number, 99999999999999991611392).
+    assert size_limit(f"{mantissa}e{exponent}") == mantissa * 10**exponent
+    assert size_limit(f"{mantissa}E+{exponent}") == mantissa * 10**exponent
+
+
+def test_max_cells_takes_scientific_notation(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = cli(["info", "parity", "--max-cells", "1e12", "--max-size", "2.5e3"],
+                       capsys)
+    assert code == 0 and "monoid size     2" in out  # parity's syntactic monoid is C_2
+    code, out, _ = cli(["decompose", "flipflop", "--max-states", "1e1"], capsys)
+    assert code == 0 and "2 states" in out
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "1.5", "1e-3", "nan", "inf", "abc", "",
+                                   "1e31", "1e999999999"])
+@pytest.mark.parametrize("argv", [["info", "parity", "--max-cells"],
+                                  ["info", "parity", "--max-size"],
+                                  ["decompose", "flipflop", "--max-states"]],
+                         ids=["max-cells", "max-size", "max-states"])
+def test_a_bad_size_limit_is_one_line_naming_it(argv: list[str], value: str,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    line = one_line_error(*cli([*argv, value], capsys))
+    assert f"argument {argv[-1]}:" in line and repr(value) in line, line
 
 
 def test_an_alphabet_mismatch_says_which_side_has_which_symbols(

@@ -59,6 +59,34 @@ def count(text: str) -> int:
     return int(value)
 
 
+# Limits are sizes of tables, not of the universe: a larger value is a typo, and an
+# exact integer such as int(Decimal('1e999999999')) would take minutes and gigabytes.
+_LIMIT_EXPONENT = 30
+
+
+def size_limit(text: str) -> int:
+    """An argparse ``type=`` for a size limit: a positive integer, exactly, written as
+    digits (``1000000000000``, ``1_000_000``) or in scientific notation (``1e12``,
+    ``2.5e9``); anything else (``0``, ``1.5``, ``nan``, ``1e-3``) is a one-line usage
+    error naming the value.  Parsed as a decimal, not a float, so that ``1e23`` is
+    ``10**23`` and not the float next to it."""
+    from decimal import Decimal, InvalidOperation
+
+    try:
+        value = Decimal(text.strip())
+    except InvalidOperation:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value.is_finite() or value < 1 or value != value.to_integral_value():
+        raise argparse.ArgumentTypeError(f"must be a positive integer (e.g. 1000000 or "
+                                         f"1e6): {text!r}")
+    if value > Decimal(10) ** _LIMIT_EXPONENT:
+        raise argparse.ArgumentTypeError(f"too large: {text!r} (at most 1e{_LIMIT_EXPONENT})")
+    return int(value)
+
+
+size_limit.__name__ = "size limit"  # argparse names the type in "invalid <name> value"
+
+
 def human_bytes(n: float) -> str:
     """``1536`` -> ``'1.5 KiB'``."""
     for unit in ("bytes", "KiB", "MiB", "GiB", "TiB"):

@@ -23,7 +23,7 @@ DEFAULT_MAX_STATES = 10_000
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from fsmnet.cli.common import int_at_least
+    from fsmnet.cli.common import size_limit
 
     p = sub.add_parser("decompose", help="holonomy levels, components, groups",
                        description=__doc__, epilog=EPILOG,
@@ -35,11 +35,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dot", metavar="FILE",
                    help="write a Graphviz picture of the cascade to FILE: DOT text, or SVG "
                         "when FILE ends in .svg (needs Graphviz dot); '-' is standard output")
-    p.add_argument("--max-states", type=int_at_least(1), default=DEFAULT_MAX_STATES,
+    p.add_argument("--max-states", type=size_limit, default=DEFAULT_MAX_STATES,
                    metavar="N",
                    help="refuse automata with more than N states, before any work: the "
                         "tiling's tables grow with the square of the states "
-                        "(default: %(default)s)")
+                        "(1e5 notation ok; default: %(default)s)")
     p.set_defaults(handler=handle)
 
 

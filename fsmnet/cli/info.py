@@ -53,19 +53,20 @@ _SLOW_CELLS = 5_000_000
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from fsmnet.cli.common import int_at_least
+    from fsmnet.cli.common import size_limit
 
     p = sub.add_parser("info", help="sizes, monoid facts, groups",
                        description=__doc__, epilog=_epilog(),
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("spec", metavar="SPEC", help="spec file (JSON/YAML) or built-in family")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.add_argument("--max-size", type=int_at_least(1), default=50_000_000, metavar="N",
-                   help="refuse monoids with more than N elements (default: %(default)s)")
-    p.add_argument("--max-cells", type=int_at_least(1), default=DEFAULT_MAX_CELLS, metavar="N",
+    p.add_argument("--max-size", type=size_limit, default=50_000_000, metavar="N",
+                   help="refuse monoids with more than N elements (1e8 notation ok; "
+                        "default: %(default)s)")
+    p.add_argument("--max-cells", type=size_limit, default=DEFAULT_MAX_CELLS, metavar="N",
                    help="refuse when states x monoid elements (the size of the tables the "
                         "computation holds; a lower bound is checked first) exceeds N "
-                        "(default: %(default)s, about 1.6 GB)")
+                        "(1e12 notation ok; default: %(default)s, about 1.6 GB)")
     p.add_argument("--dot", metavar="FILE",
                    help="write a Graphviz picture of the state diagram to FILE: DOT text, or SVG "
                         "when FILE ends in .svg (needs Graphviz dot); '-' is standard output, "
