@@ -31,13 +31,15 @@ import importlib
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from fsmnet.automata import Automaton, load
+from fsmnet.automata import Automaton
+from fsmnet.automata import load as _load_automaton
 from fsmnet.errors import FsmnetError, NetworkFileError, NotExpressible, SpecError
 from fsmnet.types import Backend, ClassVerdict, EvalPath, Outputs, Verdict
 from fsmnet.version import __version__
 
 if TYPE_CHECKING:
     from fsmnet.algebra.holonomy import Holonomy
+    from fsmnet.automata.pfsa import PFSA
     from fsmnet.decide.expressivity import ExpressivityResult
     from fsmnet.gpu.engine import EvalResult
     from fsmnet.nets import Network
@@ -128,13 +130,47 @@ def _spec_first(function: str, spec: Any, net: Any) -> None:
                     f"fsmnet.load_network(path)), got {type(net).__name__} {net!r:.60}")
 
 
-def compile(automaton: Automaton | str | Any, arch: str, **options: Any) -> Network:  # noqa: A001
-    """Compile an automaton (minimized first) into exact weights for ``arch``.
+def load(spec: Automaton | PFSA | str | Any) -> Automaton | PFSA:
+    """The model a SPEC describes: an :class:`Automaton`, or a PFSA-SR for a spec of
+    ``kind: pfsa-sr`` or a PFSA-SR family (``"pcups:3"``; docs/pfsa.md).
+
+    ``spec`` is an :class:`Automaton` or a PFSA (returned as is), a dict in the
+    spec-file form, a spec file (JSON or YAML, ``"-"`` for standard input), a
+    built-in family string (``"modadd:5"``), an automata-lib ``DFA``/``NFA`` or an
+    AALpy ``Dfa``/``MooreMachine`` (:func:`fsmnet.automata.load`, which takes
+    automata only).  Raises :class:`SpecError` with the file, field and value at
+    fault.
+    """
+    from fsmnet.automata.pfsa_spec import is_pfsa_spec, load_pfsa
+
+    if is_pfsa_spec(spec):  # a probabilistic model, not an automaton: docs/pfsa.md
+        return load_pfsa(spec)
+    return _load_automaton(spec)
+
+
+def compile(automaton: Automaton | PFSA | str | Any, arch: str,  # noqa: A001
+            **options: Any) -> Network:
+    """Compile an automaton (minimized first) into exact weights for ``arch``, or a
+    PFSA-SR into the network that tracks its belief.
 
     ``automaton`` is anything :func:`load` accepts; ``arch`` an id of
-    :func:`fsmnet.archs.ids`.  Raises :class:`NotExpressible` when the
-    architecture cannot express it and :class:`SpecError` for bad input.
+    :func:`fsmnet.archs.ids` (for a PFSA-SR, one of :func:`fsmnet.archs.belief_ids`,
+    with no options).  Raises :class:`NotExpressible` when the architecture cannot
+    express the automaton, :class:`SpecError` for bad input, and
+    :class:`FsmnetError` for an architecture that takes no PFSA-SR.
     """
+    from fsmnet.automata.pfsa_spec import is_pfsa_spec
+
+    if is_pfsa_spec(automaton):
+        from fsmnet import archs
+        from fsmnet.automata.pfsa_spec import load_pfsa
+
+        build = archs.resolve(archs.belief_construction(arch, context="fsmnet.compile"))
+        if options:
+            raise SpecError("the PFSA-SR construction takes no options", source="<compile>",
+                            field="options", value=sorted(options))
+        net: Network = build(load_pfsa(automaton))
+        return net
     from fsmnet.constructions import compile_automaton
 
     return compile_automaton(automaton, arch, **options)
@@ -249,7 +285,8 @@ def decompose(source: Automaton | str | Sequence[Sequence[int]], *,
     (:func:`fsmnet.algebra.holonomy.decompose`); a SPEC string is loaded first."""
     from fsmnet.algebra.holonomy import decompose as _decompose
 
-    return _decompose(load(source) if isinstance(source, str) else source, symbols=symbols)
+    return _decompose(_load_automaton(source) if isinstance(source, str) else source,
+                      symbols=symbols)
 
 
 def expressivity(spec: Automaton | str | Any, archs: Sequence[str] | None = None, *,

@@ -37,6 +37,8 @@ def test_every_record_is_complete_and_resolves(record: Architecture) -> None:
         ref = getattr(record, optional)
         if ref is not None:
             assert archs.resolve(ref) is not None
+    if record.belief_construction is not None:
+        assert callable(archs.resolve(record.belief_construction))
 
 
 def test_listings_equal_the_registry() -> None:

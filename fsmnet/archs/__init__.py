@@ -58,6 +58,22 @@ def get(arch: str, *, source: str = "<architecture>", field: str = "arch") -> Ar
                         source=source, field=field, value=arch) from None
 
 
+def belief_construction(arch: str, *, context: str) -> str:
+    """The ``belief_construction`` of ``arch`` (how it compiles a PFSA-SR); a
+    :class:`FsmnetError` beginning ``context`` and naming the ids that have one otherwise."""
+    ref = get(arch).belief_construction
+    if ref is None:
+        raise FsmnetError(f"{context}: a PFSA-SR compiles only to {', '.join(belief_ids())} "
+                          "(the belief recurrence b = T D b is a dense linear map; "
+                          f"{arch} is not supported for PFSA-SR specs)")
+    return ref
+
+
+def belief_ids() -> tuple[str, ...]:
+    """The ids that compile a PFSA-SR (a ``belief_construction``), in listing order."""
+    return tuple(r.id for r in _REGISTRY.values() if r.belief_construction is not None)
+
+
 def suggest(word: object, options: Iterable[str] | None = None) -> str:
     """``" (did you mean 'x'?)"`` for the ids among ``options`` (default: the registered
     ones) closest to ``word``, or ``""`` when none is close.  Every report of an
@@ -106,5 +122,5 @@ def registered(record: Architecture) -> Iterator[Architecture]:
         unregister(record.id)
 
 
-__all__ = ["THEOREMS", "Architecture", "Theorem", "get", "ids", "records", "register",
-           "registered", "resolve", "unregister"]
+__all__ = ["THEOREMS", "Architecture", "Theorem", "belief_construction", "belief_ids", "get",
+           "ids", "records", "register", "registered", "resolve", "unregister"]

@@ -16,6 +16,7 @@ RECORDS = (
         semantics="fsmnet.nets.bilinear:FULL",
         abstract_transformer="fsmnet.proofs.abstract.linear:CHART_BOX",
         construction="fsmnet.constructions.bilinear_full:compile_bilinear_full",
+        belief_construction="fsmnet.constructions.pfsa_bilinear:compile_pfsa_bilinear",
         trainable="fsmnet.train.modules_linear:BilinearFull",
         proofs=("exact-product", "cone-invariant"),
         certificate_model=_LINEAR_MODEL, scan="linear"),

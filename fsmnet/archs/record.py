@@ -56,6 +56,10 @@ class Architecture:
         ``"module:class"`` of its float32 torch module, or ``None`` (training).
     abstract_transformer
         ``"module:function"`` of its abstract step for invariant proofs, or ``None``.
+    belief_construction
+        ``"module:function"`` compiling a PFSA-SR (:class:`fsmnet.automata.pfsa.PFSA`)
+        into a network that tracks its belief, ``build(pfsa) -> Network``, or ``None``
+        when the architecture takes no PFSA-SR (docs/pfsa.md).
     """
 
     id: str
@@ -70,13 +74,14 @@ class Architecture:
     product_budget: int | None = None
     trainable: str | None = None
     abstract_transformer: str | None = None
+    belief_construction: str | None = None
 
     def __post_init__(self) -> None:
         problems = []
         if not self.id or self.id != self.id.strip().lower() or " " in self.id:
             problems.append(f"id must be a lower-case word (value: {self.id!r})")
         for name in ("semantics", "construction", "certificate_model", "trainable",
-                     "abstract_transformer"):
+                     "abstract_transformer", "belief_construction"):
             ref = getattr(self, name)
             module, _, attr = (ref or "").partition(":")
             if ref is not None and not (module and attr.isidentifier()

@@ -103,11 +103,6 @@ def _tuning_bar(args: argparse.Namespace) -> Iterator[None]:
 
 
 def _handle(args: argparse.Namespace) -> int:
-    from fsmnet.cli.pfsa_commands import is_pfsa, pfsa_compile
-
-    if is_pfsa(args.spec):  # PFSA-SR specs: fsmnet/cli/pfsa_commands.py
-        return pfsa_compile(args)
-
     from fsmnet.automata import load
     from fsmnet.cli.common import LOG, check_picture, print_json, report_stream
     from fsmnet.constructions import compile_automaton
@@ -179,6 +174,7 @@ def register(subparsers: Any) -> None:
     """Add the ``compile`` sub-command."""
     from fsmnet import archs as registry
     from fsmnet.cli.common import choice, int_at_least
+    from fsmnet.cli.pfsa_commands import by_spec_kind
 
     archs = "\n".join(f"  {r.id:<24}{r.summary}" for r in registry.records())
     parser = subparsers.add_parser(
@@ -202,4 +198,4 @@ def register(subparsers: Any) -> None:
                         help="write a Graphviz picture of the network (units, blocks) to FILE: "
                              "DOT text, or SVG when FILE ends in .svg (needs Graphviz dot); "
                              "'-' is standard output")
-    parser.set_defaults(handler=_handle)
+    parser.set_defaults(handler=by_spec_kind("compile", _handle))

@@ -1,9 +1,14 @@
 """PFSA-SR specs on the command line: ``info``, ``compile``, ``verify``, ``run``,
 ``expressivity``.
 
-Each command's handler starts with ``if is_pfsa(args.spec): return ...`` and
-delegates here, so the automaton code paths stay as they are.  A PFSA-SR is
-a spec with ``kind: pfsa-sr`` or a family string ``pcups:...`` (docs/pfsa.md).
+A PFSA-SR (a spec with ``kind: pfsa-sr`` or a family string ``pcups:...``,
+docs/pfsa.md) is a different kind of model from an automaton: its network
+tracks a belief, its proof is a belief proof, its expressivity rows are
+theorems J and M.  So each of these commands has a second handler here, listed
+in :data:`HANDLERS`, and the command installs :func:`by_spec_kind` of its own
+handler: the one place that tells the two kinds apart, so that the automaton
+code paths need not.  Which architectures compile a PFSA-SR is the registry's
+``belief_construction`` field.
 """
 
 from __future__ import annotations
@@ -13,14 +18,16 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 from fsmnet.errors import FsmnetError
 
-__all__ = ["is_pfsa", "pfsa_compile", "pfsa_expressivity", "pfsa_info", "pfsa_run",
-           "pfsa_verify"]
+__all__ = ["HANDLERS", "by_spec_kind", "is_pfsa", "pfsa_compile", "pfsa_expressivity",
+           "pfsa_info", "pfsa_run", "pfsa_verify"]
 
-_ARCH = "bilinear-full"
+Handler = Callable[[argparse.Namespace], int]
+
 _RUN_CHECK = 2_000
 
 
@@ -58,16 +65,33 @@ def pfsa_info(args: argparse.Namespace) -> int:
         + (", ..." if m.n_symbols > 8 else ""),
         f"  probabilistic   {len(prob)} symbols" + (f" ({', '.join(prob[:6])})" if prob else ""),
         f"  reveals         {len(shown)} symbols reveal part of the state",
-        f"  belief network  fsmnet compile {args.spec} --arch {_ARCH} -o NET.safetensors",
+        f"  belief network  fsmnet compile {args.spec} --arch {_belief_arch()} "
+        "-o NET.safetensors",
     ])
     return 0
 
 
+def _belief_arch() -> str:
+    """The architecture a PFSA-SR compiles to when none is named (the registry's first)."""
+    from fsmnet import archs
+
+    return archs.belief_ids()[0]
+
+
+def _compile(pfsa: Any, arch: str | None, command: str) -> Any:
+    """The belief network of ``pfsa`` for ``arch`` (default :func:`_belief_arch`)."""
+    from fsmnet import archs
+
+    return archs.resolve(archs.belief_construction(arch or _belief_arch(), context=command))(
+        pfsa)
+
+
 def _require_arch(arch: str | None, command: str) -> None:
-    if arch is not None and arch != _ARCH:
-        raise FsmnetError(f"{command}: a PFSA-SR compiles only to {_ARCH} (the belief "
-                          f"recurrence b = T D b is a dense linear map; {arch} is not "
-                          "supported for PFSA-SR specs)")
+    """Refuse an architecture without a belief construction before any work."""
+    from fsmnet import archs
+
+    if arch is not None:
+        archs.belief_construction(arch, context=command)
 
 
 def _save(net: Any, path: str) -> None:
@@ -80,12 +104,11 @@ def _save(net: Any, path: str) -> None:
 def pfsa_compile(args: argparse.Namespace) -> int:
     """``fsmnet compile PFSA --arch bilinear-full -o NET``: the belief network."""
     from fsmnet.automata.pfsa_spec import load_pfsa
-    from fsmnet.constructions.pfsa_bilinear import compile_pfsa_bilinear
 
     _require_arch(args.arch, "compile")
     if getattr(args, "option", None):
         raise FsmnetError("compile: the PFSA-SR construction takes no --option")
-    net = compile_pfsa_bilinear(load_pfsa(args.spec))
+    net = _compile(load_pfsa(args.spec), args.arch, "compile")
     _save(net, args.output)
     _emit(args, {"arch": net.arch, "name": net.name, "output": args.output,
                  "hidden_size": net.hidden_size, "parameters": net.n_params,
@@ -132,7 +155,6 @@ def pfsa_run(args: argparse.Namespace) -> int:
     import numpy as np
 
     from fsmnet.automata.pfsa_spec import load_pfsa
-    from fsmnet.constructions.pfsa_bilinear import compile_pfsa_bilinear
     from fsmnet.gpu.engine import evaluate
     from fsmnet.nets import load_network
 
@@ -141,7 +163,8 @@ def pfsa_run(args: argparse.Namespace) -> int:
         raise FsmnetError("run: a PFSA-SR word is sampled in Python; use --length <= 1e7 "
                           "(bench/pfsa_hybrid.py runs the network 10^9 steps)")
     m = load_pfsa(args.spec)
-    net = load_network(args.net) if getattr(args, "net", None) else compile_pfsa_bilinear(m)
+    net = (load_network(args.net) if getattr(args, "net", None)
+           else _compile(m, getattr(args, "arch", None), "run"))
     word = np.array(m.sample_word(args.length, seed=args.seed), dtype=np.int64)
     begin = time.perf_counter()
     res = evaluate(net, word, backend=args.backend, path="direct")
@@ -189,3 +212,24 @@ def pfsa_expressivity(args: argparse.Namespace) -> int:
                               "witness": r.witness} for r in rows]},
           [f"{r.arch:<{width}}  {r.verdict:<10}  {r.reason}" for r in rows])
     return 0
+
+
+# The handler of a PFSA-SR spec for each command that takes one.
+HANDLERS: dict[str, Handler] = {
+    "info": pfsa_info,
+    "compile": pfsa_compile,
+    "verify": pfsa_verify,
+    "run": pfsa_run,
+    "expressivity": pfsa_expressivity,
+}
+
+
+def by_spec_kind(command: str, handler: Handler) -> Handler:
+    """The handler a command installs: ``handler`` for an automaton spec, the PFSA-SR
+    handler of ``command`` (:data:`HANDLERS`) for a PFSA-SR spec."""
+    for_pfsa = HANDLERS[command]
+
+    def dispatch(args: argparse.Namespace) -> int:
+        return (for_pfsa if is_pfsa(args.spec) else handler)(args)
+
+    return dispatch

@@ -30,6 +30,8 @@ DEFAULT_MAX_LENGTH = 10**11
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    from fsmnet.cli.pfsa_commands import by_spec_kind  # PFSA-SR specs go there
+
     p = sub.add_parser("run", help="run an automaton or network on a long random word",
                        description=__doc__, epilog=EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -53,15 +55,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="run the network by its float32 reference step (the semantics "
                         "certify --float32 proves) instead of the float64 scan engine")
     p.add_argument("--json", action="store_true")
-    p.set_defaults(handler=handle)
+    p.set_defaults(handler=by_spec_kind("run", handle))
 
 
 def handle(args: argparse.Namespace) -> int:
-    from fsmnet.cli.pfsa_commands import is_pfsa, pfsa_run
-
-    if is_pfsa(args.spec):  # PFSA-SR specs: fsmnet/cli/pfsa_commands.py
-        return pfsa_run(args)
-
     begin = time.perf_counter()
     if args.length > args.max_length:
         from fsmnet.errors import FsmnetError

@@ -32,6 +32,8 @@ examples:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    from fsmnet.cli.pfsa_commands import by_spec_kind  # PFSA-SR specs go there
+
     p = sub.add_parser("verify", help="prove a network equal to an automaton, or refute it",
                        description=__doc__, epilog=EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -44,15 +46,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "twice the hidden states a MinMax compiler recorded in the "
                         "file, up to 500000)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.set_defaults(handler=handle)
+    p.set_defaults(handler=by_spec_kind("verify", handle))
 
 
 def handle(args: argparse.Namespace) -> int:
-    from fsmnet.cli.pfsa_commands import is_pfsa, pfsa_verify
-
-    if is_pfsa(args.spec):  # PFSA-SR specs: fsmnet/cli/pfsa_commands.py
-        return pfsa_verify(args)
-
     from fsmnet.automata import load
     from fsmnet.nets import load_network
     from fsmnet.proofs.verifier import verify
