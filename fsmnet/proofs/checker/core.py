@@ -9,7 +9,10 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 from fractions import Fraction
+from types import MappingProxyType
 from typing import Any
 
 
@@ -99,7 +102,36 @@ def _same_label(x: Any, y: Any) -> bool:
     return type(x) is type(y) and x == y
 
 
-def _automaton_table(auto: dict[str, Any]) -> tuple[list[list[int]], list[Any], int, dict]:
+@dataclass(frozen=True)
+class Automaton:
+    """The certified automaton: ``delta[a][q]`` the successor of state q on symbol a."""
+
+    delta: tuple[tuple[int, ...], ...]
+    outputs: tuple[Any, ...]
+    initial: int
+    index: Mapping[str, int]  # symbol name -> its row of delta
+
+    @property
+    def n_states(self) -> int:
+        return len(self.outputs)
+
+    @property
+    def n_symbols(self) -> int:
+        return len(self.delta)
+
+    def run(self, q: int, word: Any) -> int:
+        """The state reached from q by ``word`` (a list of symbol names)."""
+        if not isinstance(word, list):
+            raise CertificateError("a word must be a list of symbols")
+        for sym in word:
+            if sym not in self.index:
+                raise CertificateError(f"unknown symbol {sym!r}")
+            q = self.delta[self.index[sym]][q]
+        return q
+
+
+def read_automaton(auto: dict[str, Any]) -> Automaton:
+    """The certificate's ``automaton``: a total table over its states, one row per symbol."""
     delta, outputs, q0 = auto["delta"], auto["outputs"], auto["initial"]
     n = len(outputs)
     if any(len(row) != n for row in delta) or not all(
@@ -110,17 +142,15 @@ def _automaton_table(auto: dict[str, Any]) -> tuple[list[list[int]], list[Any], 
     index = {s: i for i, s in enumerate(auto["symbols"])}
     if len(index) != len(delta):
         raise CertificateError("one table row per symbol is required")
-    return delta, outputs, q0, index
+    return Automaton(tuple(tuple(row) for row in delta), tuple(outputs), q0,
+                     MappingProxyType(index))
 
 
-def _run(delta: list[list[int]], index: dict, q: int, word: Any) -> int:
-    if not isinstance(word, list):
-        raise CertificateError("a word must be a list of symbols")
-    for sym in word:
-        if sym not in index:
-            raise CertificateError(f"unknown symbol {sym!r}")
-        q = delta[index[sym]][q]
-    return q
+def _automaton_table(auto: dict[str, Any]) -> tuple[list[list[int]], list[Any], int, dict]:
+    """(delta, outputs, initial, symbol index) of :func:`read_automaton`, as plain lists."""
+    table = read_automaton(auto)
+    return ([list(row) for row in table.delta], list(table.outputs), table.initial,
+            dict(table.index))
 
 
 def check_network_file(cert: dict[str, Any], network_path: str) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .core import CertificateError, _automaton_table, _run, _same_label
+from .core import CertificateError, _same_label, read_automaton
 
 
 def check_witness(cert: dict[str, Any]) -> str:
@@ -16,14 +16,15 @@ def check_witness(cert: dict[str, Any]) -> str:
     eventually periodic; the outputs of q_k·s over one period are not all
     equal, so they never settle.
     """
-    delta, outputs, q0, index = _automaton_table(cert["automaton"])
+    auto = read_automaton(cert["automaton"])
+    outputs, q0 = auto.outputs, auto.initial
     words = cert["words"]
     if cert["kind"] == "equal-counts":
         first, second = words["first"], words["second"]
         if sorted(first) != sorted(second):
             raise CertificateError("the two words do not have equal symbol counts")
-        x = outputs[_run(delta, index, q0, first)]
-        y = outputs[_run(delta, index, q0, second)]
+        x = outputs[auto.run(q0, first)]
+        y = outputs[auto.run(q0, second)]
         if _same_label(x, y):
             raise CertificateError("the two words have the same output")
         return "valid witness: equal symbol counts, different outputs"
@@ -31,15 +32,15 @@ def check_witness(cert: dict[str, Any]) -> str:
         stride = cert["stride"]
         if not (isinstance(stride, int) and stride >= 1) or not words["u"]:
             raise CertificateError("need a stride >= 1 and a non-empty u")
-        q = _run(delta, index, q0, words["p"])
+        q = auto.run(q0, words["p"])
         seen: dict[int, int] = {}
         sequence: list[int] = []
         while q not in seen:
             seen[q] = len(sequence)
             sequence.append(q)
-            q = _run(delta, index, q, words["u"] * stride)
+            q = auto.run(q, words["u"] * stride)
         cycle = sequence[seen[q]:]
-        outs = [outputs[_run(delta, index, r, words["s"])] for r in cycle]
+        outs = [outputs[auto.run(r, words["s"])] for r in cycle]
         if all(_same_label(o, outs[0]) for o in outs):
             raise CertificateError("the outputs along the powers of u settle")
         return f"valid witness: outputs along powers of u cycle with period {len(cycle)}"
