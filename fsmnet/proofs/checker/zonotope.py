@@ -36,25 +36,153 @@ and each readout margin loses N_i (γ_H Σ(|W_r| + |W_c|) + 2 H 2⁻¹⁴⁹).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .core import CertificateError, _automaton_table, _mat, _same_label, _vec
-from .invariants import H0_ABS, TINY, U32, _gamma, _linear_models, readout_loss32
+from .core import CertificateError, read_automaton
+from .fields import (
+    Matrix,
+    Refinement,
+    RefinementWords,
+    Vector,
+    matrix,
+    read_refinement,
+    single_label,
+    vector,
+)
+from .linear_model import (
+    LinearModel,
+    h0_radius32,
+    read_executed,
+    readout_loss32,
+    require_fit,
+    step_error32,
+)
+
+ZONOTOPE_WORDS = RefinementWords(
+    "initial_zonotope is not a zonotope of the initial state",
+    "one successor zonotope per zonotope and symbol is required",
+    "one successor zonotope per zonotope and symbol is required",
+    "zonotope {i}, symbol {a}: the successor belongs to another automaton state")
 
 
-def _dot(a: list[Fraction], b: list[Fraction]) -> Fraction:
+def _dot(a: Sequence[Fraction], b: Sequence[Fraction]) -> Fraction:
     return sum((x * y for x, y in zip(a, b) if x and y), Fraction(0))
 
 
+@dataclass(frozen=True)
+class Template:
+    """The generators G shared by every zonotope: e_j − φ_j e_p for j ≠ p (in order),
+    then the extra generators X (each with φ·x = 0)."""
+
+    phi: Vector
+    pivot: int
+    extra: Matrix
+    generators: tuple[Vector, ...]
+
+    @property
+    def dim(self) -> int:
+        return len(self.phi)
+
+    def read(self, v: Sequence[Fraction]) -> list[Fraction]:
+        """The coordinates of v ∈ ker φ on the first H − 1 generators."""
+        return [v[j] for j in range(self.dim) if j != self.pivot]
+
+    def offset(self, v: Sequence[Fraction], ct: Vector) -> list[Fraction]:
+        """The coordinates of v − (φ·v) c_t, zero on the extra generators."""
+        mass = _dot(self.phi, v)
+        return self.read([x - mass * y for x, y in zip(v, ct)]) + [Fraction(0)] * len(
+            self.extra)
+
+    def unit(self, r: int) -> list[Fraction]:
+        return [Fraction(int(i == r)) for i in range(self.dim)]
+
+
+def _template(phi: Vector, p: int, extra: Matrix) -> Template:
+    n = len(phi)
+    gens = tuple(tuple(Fraction(int(i == j)) - (phi[j] if i == p else 0) for i in range(n))
+                 for j in range(n) if j != p) + extra
+    return Template(phi, p, extra, gens)
+
+
+@dataclass(frozen=True)
+class Zonotope:
+    """Z = center + G diag(scale) [-1, 1]^m, a set of automaton state ``state``."""
+
+    state: int
+    center: Vector
+    scale: Vector
+
+
+@dataclass(frozen=True)
+class ZonotopeCertificate:
+    """A zonotope-invariant certificate, parsed."""
+
+    labels: tuple[Any, ...]
+    model: LinearModel  # the model the claim is about (float32 matrices for float32-step)
+    float32: bool
+    template: Template
+    coefficients: tuple[Matrix, ...]  # F_a per symbol, |X| × m
+    zonotopes: tuple[Zonotope, ...]
+    refinement: Refinement
+    rights: tuple[int, ...]  # per zonotope: the network label of its state's output
+
+
+def _parse_template(cert: dict[str, Any], model: LinearModel, n_labels: int,
+                    n_symbols: int) -> Template:
+    n = model.dim
+    phi, p = vector(cert["phi"]), cert["pivot"]
+    if len(phi) != n or not (isinstance(p, int) and 0 <= p < n) or phi[p] != 1:
+        raise CertificateError("phi and pivot do not fit the model (phi[pivot] must be 1)")
+    require_fit(model, n_symbols, n_labels)
+    extra = matrix(cert["extra"])
+    if any(len(x) != n or _dot(phi, x) != 0 for x in extra):
+        raise CertificateError("every extra generator needs phi·x = 0")
+    return _template(phi, p, extra)
+
+
+def _parse_zonotope_list(entries: Any, tpl: Template, n_states: int) -> tuple[Zonotope, ...]:
+    out = []
+    m = len(tpl.generators)
+    for z in entries:
+        q, c, s = z["state"], vector(z["center"]), vector(z["scale"])
+        if not (isinstance(q, int) and 0 <= q < n_states) or len(c) != tpl.dim or len(s) != m:
+            raise CertificateError(f"zonotope of state {q!r}: bad state or size")
+        if _dot(tpl.phi, c) != 1 or any(x < 0 for x in s):
+            raise CertificateError(f"zonotope of state {q}: phi·center must be 1, scales >= 0")
+        out.append(Zonotope(q, c, s))
+    return tuple(out)
+
+
+def _parse(cert: dict[str, Any]) -> ZonotopeCertificate:
+    automaton = read_automaton(cert["automaton"])
+    labels = tuple(cert["network"]["labels"])
+    if cert.get("domain") != "zonotope":
+        raise CertificateError("this method is for the zonotope domain")
+    model, float32 = read_executed(cert)
+    tpl = _parse_template(cert, model, len(labels), automaton.n_symbols)
+    fs = tuple(matrix(f) for f in cert["coefficients"])
+    m = len(tpl.generators)
+    if len(fs) != len(model.matrices) or any(
+            len(f) != len(tpl.extra) or any(len(r) != m for r in f) for f in fs):
+        raise CertificateError("one coefficient matrix (|extra| × m) per symbol is required")
+    zs = _parse_zonotope_list(cert["zonotopes"], tpl, automaton.n_states)
+    refinement = read_refinement([z.state for z in zs], cert["initial_zonotope"],
+                                 cert["successors"], automaton, ZONOTOPE_WORDS)
+    rights = tuple(single_label(labels, automaton.outputs, z.state) for z in zs)
+    return ZonotopeCertificate(labels, model, float32, tpl, fs, zs, refinement, rights)
+
+
 def _included(lam: Fraction, u: list[Fraction], images: list[tuple[list[Fraction], Fraction]],
-              st: list[Fraction]) -> bool:
+              target_scale: Vector) -> bool:
     """Every point lam·c + Σ_j ξ_j v_j (‖ξ‖∞ ≤ 1) is a positive multiple of a point of the
     target zonotope, given u (coordinates of the centre's offset lam·c − (φ·)c_t) and, per
     image generator v_j, (coordinates of (I − c_t φ) v_j, φ·v_j)."""
     if lam - sum((abs(mass) for _, mass in images), Fraction(0)) <= 0:
         return False
-    for k, sk in enumerate(st):
+    for k, sk in enumerate(target_scale):
         for sigma in (1, -1):
             v = sigma * u[k] - sk * lam + sum((abs(sigma * col[k] - sk * mass)
                                                for col, mass in images), Fraction(0))
@@ -63,116 +191,103 @@ def _included(lam: Fraction, u: list[Fraction], images: list[tuple[list[Fraction
     return True
 
 
-def check_zonotopes(cert: dict[str, Any]) -> str:
-    """Re-check a ``zonotope-invariant`` certificate; a one-line summary or CertificateError."""
-    delta, outputs, q0, _ = _automaton_table(cert["automaton"])
-    labels = cert["network"]["labels"]
-    if cert.get("domain") != "zonotope":
-        raise CertificateError("this method is for the zonotope domain")
-    mats, w, h0, f32 = _linear_models(cert)
-    n = len(h0)
-    phi, p = _vec(cert["phi"]), cert["pivot"]
-    if len(phi) != n or not (isinstance(p, int) and 0 <= p < n) or phi[p] != 1:
-        raise CertificateError("phi and pivot do not fit the model (phi[pivot] must be 1)")
-    if len(mats) != len(delta) or len(w) != len(labels) or \
-            any(len(r) != n for m in mats for r in m) or any(len(r) != n for r in w):
-        raise CertificateError("model and automaton sizes differ")
-    extra = _mat(cert["extra"])
-    if any(len(x) != n or _dot(phi, x) != 0 for x in extra):
-        raise CertificateError("every extra generator needs phi·x = 0")
-    others = [j for j in range(n) if j != p]
-    gens = [[Fraction(int(i == j)) - (phi[j] if i == p else 0) for i in range(n)]
-            for j in others] + extra
-    m = len(gens)
-    fs = [_mat(f) for f in cert["coefficients"]]
-    if len(fs) != len(mats) or any(len(f) != len(extra) or any(len(r) != m for r in f)
-                                   for f in fs):
-        raise CertificateError("one coefficient matrix (|extra| × m) per symbol is required")
-    zs = []
-    for z in cert["zonotopes"]:
-        q, c, s = z["state"], _vec(z["center"]), _vec(z["scale"])
-        if not (isinstance(q, int) and 0 <= q < len(outputs)) or len(c) != n or len(s) != m:
-            raise CertificateError(f"zonotope of state {q!r}: bad state or size")
-        if _dot(phi, c) != 1 or any(x < 0 for x in s):
-            raise CertificateError(f"zonotope of state {q}: phi·center must be 1, scales >= 0")
-        zs.append((q, c, s))
-    succ, i0 = cert["successors"], cert["initial_zonotope"]
-    if not (isinstance(i0, int) and 0 <= i0 < len(zs) and zs[i0][0] == q0):
-        raise CertificateError("initial_zonotope is not a zonotope of the initial state")
-    if len(succ) != len(zs) or any(
-            len(row) != len(delta) or not all(isinstance(j, int) and 0 <= j < len(zs)
-                                              for j in row) for row in succ):
-        raise CertificateError("one successor zonotope per zonotope and symbol is required")
+def _reach(tpl: Template, z: Zonotope) -> Fraction:
+    """N_i = max over Z_i of ‖z‖∞."""
+    return max(abs(z.center[r]) + sum((abs(g[r]) * sj for g, sj in zip(tpl.generators,
+                                                                        z.scale)),
+                                      Fraction(0))
+               for r in range(tpl.dim))
 
-    def read(v: list[Fraction]) -> list[Fraction]:  # coordinates of v ∈ ker φ on B_φ
-        return [v[j] for j in others]
 
-    def offset(v: list[Fraction], ct: list[Fraction]) -> list[Fraction]:
-        # coordinates of v − (φ·v) c_t, zero on the extra generators
-        mass = _dot(phi, v)
-        return read([x - mass * y for x, y in zip(v, ct)]) + [Fraction(0)] * len(extra)
-
-    def unit(r: int) -> list[Fraction]:
-        return [Fraction(int(i == r)) for i in range(n)]
-
-    # h0 (for float32-step: every point of the box of its roundings) in K_initial
-    _, c0, s0 = zs[i0]
-    g2 = _gamma(2) if f32 else Fraction(0)
-    rad = [g2 * abs(x) + (H0_ABS if f32 else 0) for x in h0]
-    box = [([x * rr for x in offset(unit(r), c0)], phi[r] * rr)
+def _check_initial(zc: ZonotopeCertificate) -> None:
+    """h0 (for float32-step: every point of the box of its roundings) in K_initial."""
+    tpl, h0 = zc.template, zc.model.h0
+    first = zc.zonotopes[zc.refinement.initial]
+    rad = h0_radius32(h0) if zc.float32 else [Fraction(0)] * len(h0)
+    box = [([x * rr for x in tpl.offset(tpl.unit(r), first.center)], tpl.phi[r] * rr)
            for r, rr in enumerate(rad) if rr]
-    if not _included(_dot(phi, h0), offset(h0, c0), box, s0):
+    if not _included(_dot(tpl.phi, h0), tpl.offset(h0, first.center), box, first.scale):
         raise CertificateError("h0 is not in the zonotope of the initial state")
-    ag = [[[_dot(row, g) for row in am] for g in gens] for am in mats]  # A g_j, per symbol
-    c1 = _gamma(n) + U32 * (1 + _gamma(n)) if f32 else Fraction(0)
+
+
+def _image_generators(tpl: Template, a_gens: list[list[Fraction]], f_a: Matrix,
+                      source: Zonotope, target: Zonotope) -> list[tuple[list[Fraction],
+                                                                        Fraction]]:
+    """Per template generator g_j of the source: (the coordinates of
+    s_j (A g_j − c_t φ·A g_j − X F_a[:, j]) stacked on s_j F_a[:, j], s_j φ·A g_j)."""
+    n, images = tpl.dim, []
+    for j, agj in enumerate(a_gens):
+        col = tpl.offset(agj, target.center)
+        for k, xk in enumerate(tpl.extra):  # minus X F_a[:, j], then F_a[:, j] itself
+            f = f_a[k][j]
+            if f:
+                col = [y - f * x for y, x in zip(col, tpl.read(xk) + [Fraction(0)] *
+                                                 len(tpl.extra))]
+                col[n - 1 + k] = f
+        sj = source.scale[j]
+        images.append(([x * sj for x in col], sj * _dot(tpl.phi, agj)))
+    return images
+
+
+def _rounding_generators(tpl: Template, am: Matrix, target: Zonotope, reach: Fraction
+                         ) -> list[tuple[list[Fraction], Fraction]]:
+    """float32-step: the rounding error, one more generator e_r of scale N_i err_r per
+    coordinate."""
+    out = []
+    for r, err in enumerate(step_error32(am, tpl.dim)):
+        e = reach * err
+        out.append(([x * e for x in tpl.offset(tpl.unit(r), target.center)], tpl.phi[r] * e))
+    return out
+
+
+def _check_inclusions(zc: ZonotopeCertificate) -> int:
+    """A K_i ⊆ K_t for every zonotope i and symbol a (t its successor); the number of
+    inclusions checked."""
+    tpl = zc.template
+    ag = [[[_dot(row, g) for row in am] for g in tpl.generators]
+          for am in zc.model.matrices]  # A g_j, per symbol
     n_incl = 0
-    for i, (q, c, s) in enumerate(zs):
-        reach = max(abs(c[r]) + sum((abs(g[r]) * sj for g, sj in zip(gens, s)), Fraction(0))
-                    for r in range(n)) if f32 else Fraction(0)  # N_i
-        for a, am in enumerate(mats):
-            t = succ[i][a]
-            tq, ct, st = zs[t]
-            if tq != delta[a][q]:
-                raise CertificateError(f"zonotope {i}, symbol {a}: the successor belongs to "
-                                       "another automaton state")
-            images = []
-            for j, agj in enumerate(ag[a]):
-                col = offset(agj, ct)
-                for k, xk in enumerate(extra):  # minus X F_a[:, j], then F_a[:, j] itself
-                    f = fs[a][k][j]
-                    if f:
-                        col = [y - f * x for y, x in zip(col, read(xk) + [Fraction(0)] *
-                                                         len(extra))]
-                        col[n - 1 + k] = f
-                images.append(([x * s[j] for x in col], s[j] * _dot(phi, agj)))
-            if f32:  # the rounding error: one more generator e_r per coordinate
-                rows = [sum((abs(x) for x in row), Fraction(0)) for row in am]
-                s_max = (1 + _gamma(n)) * max(rows) + n * TINY
-                for r, rr in enumerate(rows):
-                    e = reach * (c1 * rr + (n + s_max + 1) * TINY * 2)
-                    images.append(([x * e for x in offset(unit(r), ct)], phi[r] * e))
-            ac = [_dot(row, c) for row in am]
-            if not _included(_dot(phi, ac), offset(ac, ct), images, st):
-                raise CertificateError(f"zonotope {i} (state {q}), symbol {a}: the image "
-                                       f"leaves zonotope {t}")
+    for i, z in enumerate(zc.zonotopes):
+        reach = _reach(tpl, z) if zc.float32 else Fraction(0)
+        for a, am in enumerate(zc.model.matrices):
+            t = zc.refinement.successors[i][a]
+            target = zc.zonotopes[t]
+            images = _image_generators(tpl, ag[a], zc.coefficients[a], z, target)
+            if zc.float32:
+                images += _rounding_generators(tpl, am, target, reach)
+            ac = [_dot(row, z.center) for row in am]
+            if not _included(_dot(tpl.phi, ac), tpl.offset(ac, target.center), images,
+                             target.scale):
+                raise CertificateError(f"zonotope {i} (state {z.state}), symbol {a}: the "
+                                       f"image leaves zonotope {t}")
             n_incl += 1
-    for q, c, s in zs:
-        right = [k for k, lab in enumerate(labels) if _same_label(lab, outputs[q])]
-        if len(right) != 1:
-            raise CertificateError(f"state {q}: the network has no single label {outputs[q]!r}")
-        r = right[0]
+    return n_incl
+
+
+def _check_margins(zc: ZonotopeCertificate) -> None:
+    """For every rival c of the right label r: min over Z of (W_r − W_c)·z > 0."""
+    tpl, w, n = zc.template, zc.model.readout, zc.template.dim
+    for z, r in zip(zc.zonotopes, zc.rights):
         for k in range(len(w)):
             if k == r:
                 continue
             d = [x - y for x, y in zip(w[r], w[k])]
-            low = _dot(d, c) - sum((abs(_dot(d, g)) * sj for g, sj in zip(gens, s)),
-                                   Fraction(0))
-            if f32:
-                reach = max(abs(c[x]) + sum((abs(g[x]) * sj for g, sj in zip(gens, s)),
-                                            Fraction(0)) for x in range(n))
-                low -= readout_loss32(w[r], w[k], reach, n)
+            low = _dot(d, z.center) - sum((abs(_dot(d, g)) * sj
+                                           for g, sj in zip(tpl.generators, z.scale)),
+                                          Fraction(0))
+            if zc.float32:
+                low -= readout_loss32(w[r], w[k], _reach(tpl, z), n)
             if low <= 0:
-                raise CertificateError(f"state {q}: label {labels[k]!r} is not beaten "
+                raise CertificateError(f"state {z.state}: label {zc.labels[k]!r} is not beaten "
                                        "with a margin")
-    return (f"valid: zonotope invariant ({cert['rounding']}) over {len(zs)} zonotopes, "
-            f"dimension {n}, {m} generators, {n_incl} inclusions")
+
+
+def check_zonotopes(cert: dict[str, Any]) -> str:
+    """Re-check a ``zonotope-invariant`` certificate; a one-line summary or CertificateError."""
+    zc = _parse(cert)
+    _check_initial(zc)
+    n_incl = _check_inclusions(zc)
+    _check_margins(zc)
+    return (f"valid: zonotope invariant ({cert['rounding']}) over {len(zc.zonotopes)} "
+            f"zonotopes, dimension {zc.template.dim}, {len(zc.template.generators)} "
+            f"generators, {n_incl} inclusions")
