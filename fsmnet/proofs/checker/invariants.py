@@ -39,92 +39,94 @@ added to every condition of 3 and 4, scaled by N_q = max over K_q's chart of
 
 from __future__ import annotations
 
-import struct
+from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .core import CertificateError, _automaton_table, _frac, _mat, _same_label, _vec
+from .core import Automaton, CertificateError, read_automaton
+from .fields import (
+    BOX_WORDS,
+    Matrix,
+    Refinement,
+    Vector,
+    matrix,
+    read_refinement,
+    single_label,
+    vector,
+)
+from .linear_model import (
+    H0_ABS,
+    TINY,
+    U32,
+    LinearModel,
+    _gamma,
+    _is_float32,
+    check_float32_magnitudes,
+    h0_radius32,
+    read_executed,
+    readout_loss32,
+    require_fit,
+    step_error32,
+)
 
-U32 = Fraction(1, 2**24)  # unit roundoff of float32
-TINY = Fraction(1, 2**149)  # smallest float32 subnormal
-# Underflow in rounding h0 to float32 and normalizing it, relative to the normalized
-# state; assumes the file's largest |h0| entry is at least 2^-8 (documented).
-H0_ABS = Fraction(1, 2**140)
-
-
-def _gamma(n: int) -> Fraction:
-    return n * U32 / (1 - n * U32)
-
-
-def readout_loss32(right: list[Fraction], rival: list[Fraction], scale: Fraction,
-                   dim: int) -> Fraction:
-    """What float32 evaluation can take off the margin (right − rival)·h, |h| ≤ scale.
-
-    Each of the two scores is a dot product of ``dim`` terms: γ_dim times the sum
-    of |weights| (any summation order), plus the underflow of every product.
-    """
-    tot = sum((abs(x) + abs(y) for x, y in zip(right, rival)), Fraction(0))
-    return scale * (_gamma(dim) * tot + 2 * dim * TINY)
-
-
-# Round to nearest sends every magnitude from the midpoint between the largest float32
-# (2^128 − 2^104) and 2^128 upwards to infinity.
-F32_LIMIT = Fraction(2**128 - 2**103)
-H0_MIN = Fraction(1, 2**8)  # the smallest largest-|h0| entry H0_ABS is derived for
-
-
-def _round32(x: Fraction) -> Fraction:
-    """Round to the nearest float32 (x is a double in the models this is used on)."""
-    try:
-        return Fraction(struct.unpack("f", struct.pack("f", float(x)))[0])
-    except OverflowError:
-        raise CertificateError(f"float32: the model number {float(x):.6g} rounds to "
-                               "infinity in float32") from None
+# Moved to .linear_model; still importable from here, where they were first written.
+__all__ = ["H0_ABS", "TINY", "U32", "_gamma", "check_float32_magnitudes", "check_invariants",
+           "readout_loss32"]
 
 
-def check_float32_magnitudes(mats32: list[list[list[Fraction]]],
-                             readout32: list[list[Fraction]], h0: list[Fraction]) -> None:
-    """Nothing in the float32 step overflows, so the rounding model (relative errors and
-    underflow, no infinities) holds on every word.
+# ------------------------------------------------------------------ boxes, any domain
 
-    A normalized state has ‖h‖∞ ≤ 1 (each entry is fl(g_i / max|g|), and rounding
-    is monotone), so every product and partial sum of a row's dot product is at
-    most (1 + γ_n) Σ_j |a_j| + n·2⁻¹⁴⁹ in magnitude (Higham, Lemma 3.1 and its
-    underflow term), in any summation order; below F32_LIMIT none is infinite.
-    h0's float32 rounding must be finite and its largest entry at least H0_MIN,
-    the assumption behind H0_ABS.
-    """
-    dim = len(h0)
-    grow = 1 + _gamma(dim)
-    for what, rows in (("transition", [r for m in mats32 for r in m]), ("readout", readout32)):
-        for row in rows:
-            bound = grow * sum((abs(x) for x in row), Fraction(0)) + dim * TINY
-            if bound >= F32_LIMIT:
-                raise CertificateError(f"float32-step: a {what} row sums to {float(bound):.4g} "
-                                       "in magnitude: its float32 dot product can overflow")
-    big = max((abs(x) for x in h0), default=Fraction(0))
-    if big >= F32_LIMIT:
-        raise CertificateError(f"float32-step: h0 entry {float(big):.4g} is infinite in float32")
-    if big < H0_MIN:
-        raise CertificateError(f"float32-step: the largest |h0| entry {float(big):.4g} is below "
-                               "2^-8, outside the rounding model of h0")
+@dataclass(frozen=True)
+class Box:
+    """[lo, hi] in the domain's coordinates, a set of automaton state ``state``."""
+
+    state: int
+    lo: Vector
+    hi: Vector
 
 
-def _is_float32(x: Fraction) -> bool:
-    """x is exactly a finite float32 value (float(x) rounds, so equality is the test)."""
-    try:
-        return _round32(x) == x
-    except (OverflowError, struct.error):
-        return False
+@dataclass(frozen=True)
+class Boxes:
+    """The boxes of a certificate, their successors, and each box's right label."""
+
+    automaton: Automaton
+    labels: tuple[Any, ...]
+    boxes: tuple[Box, ...]
+    refinement: Refinement
+    rights: tuple[int, ...]  # per box: the network label of its state's output
 
 
-def _lin_min(c: list[Fraction], lo: list[Fraction], hi: list[Fraction]) -> Fraction:
+def read_boxes(cert: dict[str, Any], automaton: Automaton, dim: int) -> Boxes:
+    """(state, lo, hi) per box, the successor box per symbol, and the initial box; the
+    successors must follow the automaton (a refinement of it: several boxes may
+    share a state), and every boxed state must have one network label."""
+    boxes = []
+    for box in cert["boxes"]:
+        q, lo, hi = box["state"], vector(box["lo"]), vector(box["hi"])
+        if not (isinstance(q, int) and 0 <= q < automaton.n_states) or len(lo) != dim or \
+                len(hi) != dim:
+            raise CertificateError(f"box of state {q!r}: bad state or size")
+        if any(a > b for a, b in zip(lo, hi)):
+            raise CertificateError(f"box of state {q}: lo > hi")
+        boxes.append(Box(q, lo, hi))
+    states = [b.state for b in boxes]
+    refinement = read_refinement(states, cert["initial_box"], cert["successors"], automaton,
+                                 BOX_WORDS)
+    labels = tuple(cert["network"]["labels"])
+    rights = tuple(single_label(labels, automaton.outputs, q) for q in states)
+    return Boxes(automaton, labels, tuple(boxes), refinement, rights)
+
+
+def _lin_min(c: Sequence[Fraction], lo: Sequence[Fraction], hi: Sequence[Fraction]
+             ) -> Fraction:
     """min over the box of c·y (each coordinate independently)."""
     return sum((ci * (lo[j] if ci >= 0 else hi[j]) for j, ci in enumerate(c) if ci),
                Fraction(0))
 
 
-def _matmul(a: list[list[Fraction]], b: list[list[Fraction]]) -> list[list[Fraction]]:
+def _matmul(a: Sequence[Sequence[Fraction]], b: Sequence[Sequence[Fraction]]
+            ) -> list[list[Fraction]]:
     n = len(b[0])
     out = []
     for row in a:
@@ -136,205 +138,268 @@ def _matmul(a: list[list[Fraction]], b: list[list[Fraction]]) -> list[list[Fract
     return out
 
 
-def _boxes(cert: dict[str, Any], delta: list[list[int]], n_states: int, q0: int,
-           dim: int) -> tuple[list[tuple[int, list[Fraction], list[Fraction]]], list[list[int]],
-                              int]:
-    """(state, lo, hi) per box, the successor box per symbol, and the initial box; the
-    successors must follow the automaton (a refinement of it: several boxes may
-    share a state)."""
-    boxes = []
-    for box in cert["boxes"]:
-        q, lo, hi = box["state"], _vec(box["lo"]), _vec(box["hi"])
-        if not (isinstance(q, int) and 0 <= q < n_states) or len(lo) != dim or len(hi) != dim:
-            raise CertificateError(f"box of state {q!r}: bad state or size")
-        if any(a > b for a, b in zip(lo, hi)):
-            raise CertificateError(f"box of state {q}: lo > hi")
-        boxes.append((q, lo, hi))
-    succ, i0 = cert["successors"], cert["initial_box"]
-    if not isinstance(i0, int) or not 0 <= i0 < len(boxes) or boxes[i0][0] != q0:
-        raise CertificateError("initial_box is not a box of the initial state")
-    if len(succ) != len(boxes):
-        raise CertificateError("one row of successors per box is required")
-    for i, row in enumerate(succ):
-        if len(row) != len(delta) or not all(isinstance(j, int) and 0 <= j < len(boxes)
-                                             for j in row):
-            raise CertificateError(f"box {i}: needs one successor box per symbol")
-        for a, j in enumerate(row):
-            if boxes[j][0] != delta[a][boxes[i][0]]:
-                raise CertificateError(f"box {i}, symbol {a}: the successor box belongs to "
-                                       "another automaton state")
-    return boxes, succ, i0
+def _unit(k: int, dim: int) -> list[Fraction]:
+    return [Fraction(int(j == k)) for j in range(dim)]
 
 
-def _rights(labels: list[Any], outputs: list[Any], q: int) -> int:
-    right = [c for c, lab in enumerate(labels) if _same_label(lab, outputs[q])]
-    if len(right) != 1:
-        raise CertificateError(f"state {q}: the network has no single label {outputs[q]!r}")
-    return right[0]
+def _h0_box(h0: Vector, float32: bool) -> tuple[list[Fraction], list[Fraction]]:
+    """The box of h0's float32 roundings (up to a common scale), or h0 itself."""
+    rad = h0_radius32(h0) if float32 else [Fraction(0)] * len(h0)
+    return [x - r for x, r in zip(h0, rad)], [x + r for x, r in zip(h0, rad)]
 
 
-def _check_chart(cert: dict[str, Any]) -> str:
-    delta, outputs, q0, _ = _automaton_table(cert["automaton"])
-    labels = cert["network"]["labels"]
-    mats, readout, h0, _ = _linear_models(cert)  # float32 matrices checked there
-    rounding = cert["rounding"]
-    dim = len(h0)
-    b, binv, p = _mat(cert["basis"]), _mat(cert["basis_inverse"]), cert["pivot"]
+# ------------------------------------------------------------------ chart-box
+
+@dataclass(frozen=True)
+class ChartCertificate:
+    """A chart-box certificate, parsed: K_q = {λ B⁻¹ y : λ > 0, y in box q}, y_p = 1."""
+
+    boxes: Boxes
+    model: LinearModel  # the model the claim is about (float32 matrices for float32-step)
+    float32: bool
+    basis: Matrix
+    basis_inverse: Matrix
+    pivot: int
+
+
+def _parse_chart(cert: dict[str, Any]) -> ChartCertificate:
+    automaton = read_automaton(cert["automaton"])
+    model, float32 = read_executed(cert)  # float32 matrices checked there
+    dim = model.dim
+    b, binv, p = matrix(cert["basis"]), matrix(cert["basis_inverse"]), cert["pivot"]
     if not (isinstance(p, int) and 0 <= p < dim) or len(b) != dim or len(binv) != dim:
         raise CertificateError("basis, inverse and pivot do not fit the model")
-    if _matmul(b, binv) != [[Fraction(int(i == j)) for j in range(dim)] for i in range(dim)]:
-        raise CertificateError("basis_inverse is not the inverse of basis")
-    if len(mats) != len(delta) or len(readout) != len(labels) or any(
-            len(r) != dim for m in mats for r in m):
-        raise CertificateError("model and automaton sizes differ")
-    boxes, succ, i0 = _boxes(cert, delta, len(outputs), q0, dim)
-    if any(lo[p] != 1 or hi[p] != 1 for _, lo, hi in boxes):
+    require_fit(model, automaton.n_symbols, len(cert["network"]["labels"]))
+    boxes = read_boxes(cert, automaton, dim)
+    if any(box.lo[p] != 1 or box.hi[p] != 1 for box in boxes.boxes):
         raise CertificateError("every box must fix the pivot coordinate to 1")
-    f32 = rounding == "float32-step"
+    return ChartCertificate(boxes, model, float32, b, binv, p)
 
-    def n_bound(lo: list[Fraction], hi: list[Fraction]) -> Fraction:
-        # max over the chart box of ‖B⁻¹ y‖∞
-        return max(max(-_lin_min(row, lo, hi), _lin_min([-x for x in row], lo, hi) * -1)
-                   for row in binv)
 
-    def abs_row(w: list[Fraction]) -> list[Fraction]:
-        return [abs(x) for x in w]
-
-    def wb(i_coefs: list[Fraction]) -> list[Fraction]:  # y-functional -> h-functional
-        nz = [(i, c) for i, c in enumerate(i_coefs) if c]
-        return [sum((c * b[i][j] for i, c in nz), Fraction(0)) for j in range(dim)]
-
-    # 2. the initial state (a box of h0's float32 roundings, up to a common scale)
-    _, lo0, hi0 = boxes[i0]
-    g2 = _gamma(2) if f32 else Fraction(0)
-    eta = H0_ABS if f32 else Fraction(0)
-    h_lo = [x - g2 * abs(x) - eta for x in h0]
-    h_hi = [x + g2 * abs(x) + eta for x in h0]
-    funcs = [([Fraction(int(j == p)) for j in range(dim)], True)]
+def _chart_conditions(lo: Vector, hi: Vector, p: int, dim: int
+                      ) -> list[tuple[list[Fraction], bool]]:
+    """y-functionals (and whether strictly) positive exactly on the cone over box [lo, hi]:
+    y_p > 0, y_i − lo_i y_p ≥ 0 and hi_i y_p − y_i ≥ 0 for i ≠ p."""
+    out = [(_unit(p, dim), True)]
     for i in range(dim):
         if i != p:
-            funcs.append(([Fraction(int(j == i)) - (lo0[i] if j == p else 0)
-                           for j in range(dim)], False))
-            funcs.append(([(hi0[i] if j == p else 0) - Fraction(int(j == i))
-                           for j in range(dim)], False))
-    for coefs, strict in funcs:
-        v = _lin_min(wb(coefs), h_lo, h_hi)
+            out.append(([Fraction(int(j == i)) - (lo[i] if j == p else 0)
+                         for j in range(dim)], False))
+            out.append(([(hi[i] if j == p else 0) - Fraction(int(j == i))
+                         for j in range(dim)], False))
+    return out
+
+
+def _to_h(chart: ChartCertificate, y_coefs: list[Fraction]) -> list[Fraction]:
+    """A functional of y as a functional of h = B⁻¹ y (that is, y_coefs · B)."""
+    nz = [(i, c) for i, c in enumerate(y_coefs) if c]
+    return [sum((c * chart.basis[i][j] for i, c in nz), Fraction(0))
+            for j in range(chart.model.dim)]
+
+
+def _chart_reach(chart: ChartCertificate, box: Box) -> Fraction:
+    """N_q: max over the chart box of ‖B⁻¹ y‖∞ (zero unless float32: not needed)."""
+    if not chart.float32:
+        return Fraction(0)
+    return max(max(-_lin_min(row, box.lo, box.hi), _lin_min([-x for x in row], box.lo,
+                                                              box.hi) * -1)
+               for row in chart.basis_inverse)
+
+
+def _check_chart_initial(chart: ChartCertificate) -> None:
+    """h0 (for float32-step: the whole box of its float32 roundings) lies in K_q0."""
+    h_lo, h_hi = _h0_box(chart.model.h0, chart.float32)
+    first = chart.boxes.boxes[chart.boxes.refinement.initial]
+    for coefs, strict in _chart_conditions(first.lo, first.hi, chart.pivot, chart.model.dim):
+        v = _lin_min(_to_h(chart, coefs), h_lo, h_hi)
         if v < 0 or (strict and v == 0):
             raise CertificateError("h0 is not in the box of the initial state")
-    # 3. inclusions
-    ms = [_matmul(b, _matmul(a, binv)) for a in mats]
-    c1 = _gamma(dim) + U32 * (1 + _gamma(dim)) if f32 else Fraction(0)
+
+
+def _check_chart_inclusions(chart: ChartCertificate) -> int:
+    """A_a K_q ⊆ K_t for every box q and symbol a (t its successor): M_a = B A_a B⁻¹ maps
+    the box into the cone over box t; the number of inclusions checked."""
+    dim, p, boxes = chart.model.dim, chart.pivot, chart.boxes
+    ms = [_matmul(chart.basis, _matmul(a, chart.basis_inverse)) for a in chart.model.matrices]
     n_incl = 0
-    for i, (q, lo, hi) in enumerate(boxes):
-        nq = n_bound(lo, hi) if f32 else Fraction(0)
-        for a, (ma, am) in enumerate(zip(ms, mats)):
-            t = succ[i][a]
-            _, tlo, thi = boxes[t]
-            rows = [sum((abs(x) for x in r), Fraction(0)) for r in am]
-            s_max = (1 + _gamma(dim)) * max(rows) + dim * TINY
-            err = [c1 * r + (dim + s_max + 1) * TINY * 2 for r in rows] if f32 else None
-            checks = [(ma[p], [Fraction(int(j == p)) for j in range(dim)], True)]
-            for k in range(dim):
-                if k != p:
-                    ek = [Fraction(int(j == k)) for j in range(dim)]
-                    checks.append(([x - tlo[k] * y for x, y in zip(ma[k], ma[p])],
-                                   [x - (tlo[k] if j == p else 0) for j, x in enumerate(ek)],
-                                   False))
-                    checks.append(([thi[k] * y - x for x, y in zip(ma[k], ma[p])],
-                                   [(thi[k] if j == p else 0) - x for j, x in enumerate(ek)],
-                                   False))
-            for row, ycoefs, strict in checks:
-                v = _lin_min(row, lo, hi)
+    for i, box in enumerate(boxes.boxes):
+        nq = _chart_reach(chart, box)
+        for a, (ma, am) in enumerate(zip(ms, chart.model.matrices)):
+            t = boxes.refinement.successors[i][a]
+            target = boxes.boxes[t]
+            err = step_error32(am, dim) if chart.float32 else None
+            for coefs, strict in _chart_conditions(target.lo, target.hi, p, dim):
+                nz = [(k, c) for k, c in enumerate(coefs) if c]  # e_k and e_p: two terms
+                row = [sum((c * ma[k][j] for k, c in nz), Fraction(0)) for j in range(dim)]
+                v = _lin_min(row, box.lo, box.hi)
                 if err is not None:
-                    w = abs_row(wb(ycoefs))
+                    w = [abs(x) for x in _to_h(chart, coefs)]
                     v -= nq * sum((x * e for x, e in zip(w, err)), Fraction(0))
                 if v < 0 or (strict and v == 0):
-                    raise CertificateError(f"box {i} (state {q}), symbol {a}: the image "
-                                           f"leaves box {t}")
+                    raise CertificateError(f"box {i} (state {box.state}), symbol {a}: the "
+                                           f"image leaves box {t}")
             n_incl += 1
-    # 4. readout margins
-    for q, lo, hi in boxes:
-        r = _rights(labels, outputs, q)
-        nq = n_bound(lo, hi) if f32 else Fraction(0)
+    return n_incl
+
+
+def _check_chart_margins(chart: ChartCertificate) -> None:
+    """Every rival c of the right label r: min_box ((R_r − R_c) B⁻¹)·y > 0."""
+    dim, readout, binv = chart.model.dim, chart.model.readout, chart.basis_inverse
+    for box, r in zip(chart.boxes.boxes, chart.boxes.rights):
+        nq = _chart_reach(chart, box)
         for c in range(len(readout)):
             if c == r:
                 continue
             d = [x - y for x, y in zip(readout[r], readout[c])]
             v = _lin_min([sum((d[i] * binv[i][j] for i in range(dim) if d[i]), Fraction(0))
-                          for j in range(dim)], lo, hi)
-            if f32:
+                          for j in range(dim)], box.lo, box.hi)
+            if chart.float32:
                 v -= readout_loss32(readout[r], readout[c], nq, dim)
             if v <= 0:
-                raise CertificateError(f"state {q}: label {labels[c]!r} is not beaten "
-                                       "with a margin")
-    return (f"valid: {cert['domain']} invariant ({rounding}) over {len(boxes)} states, "
-            f"dimension {dim}, {n_incl} inclusions")
+                raise CertificateError(f"state {box.state}: label "
+                                       f"{chart.boxes.labels[c]!r} is not beaten with a margin")
 
 
-def _maxmin_apply(big_r: list[list[Fraction]], s: list[Fraction], x: list[Fraction]
-                  ) -> list[Fraction]:
-    if any(len(row) != len(x) for row in big_r) or len(big_r) != len(s):
-        raise CertificateError("max-min sizes differ")
-    return [max(max(min(r, v) for r, v in zip(row, x)), si) for row, si in zip(big_r, s)]
+def _check_chart(cert: dict[str, Any]) -> str:
+    chart = _parse_chart(cert)
+    dim = chart.model.dim
+    if _matmul(chart.basis, chart.basis_inverse) != [_unit(i, dim) for i in range(dim)]:
+        raise CertificateError("basis_inverse is not the inverse of basis")
+    _check_chart_initial(chart)
+    n_incl = _check_chart_inclusions(chart)
+    _check_chart_margins(chart)
+    return (f"valid: {cert['domain']} invariant ({cert['rounding']}) over "
+            f"{len(chart.boxes.boxes)} states, dimension {dim}, {n_incl} inclusions")
 
 
-def _check_minmax(cert: dict[str, Any]) -> str:
-    delta, outputs, q0, _ = _automaton_table(cert["automaton"])
-    model, labels = cert["network"]["model"], cert["network"]["labels"]
-    if model.get("type") != "minmax-dense" or cert["rounding"] not in ("exact",
-                                                                        "float32-select"):
-        raise CertificateError("minmax boxes are for minmax-dense models, rounding 'exact' "
-                               "or 'float32-select'")
-    big_r, s = [_mat(m) for m in model["R"]], [_vec(v) for v in model["s"]]
-    readout, x0 = _mat(model["readout"]), _vec(model["x0"])
-    if cert["rounding"] == "float32-select":
-        numbers = [x for m in (*big_r, readout) for row in m for x in row]
-        numbers += [x for v in (*s, x0) for x in v]
-        bad = next((x for x in numbers if not _is_float32(x)), None)
-        if bad is not None:
-            raise CertificateError(f"float32-select: the model number {bad} is not a float32 "
-                                   "value, so a float32 run is another network")
-    if len(big_r) != len(delta) or len(s) != len(delta) or len(readout) != len(labels):
-        raise CertificateError("model and automaton sizes differ")
-    boxes, succ, i0 = _boxes(cert, delta, len(outputs), q0, len(x0))
-    if not all(a <= v <= c for a, v, c in zip(boxes[i0][1], x0, boxes[i0][2])):
-        raise CertificateError("x0 is not in the box of the initial state")
-    for i, (q, lo, hi) in enumerate(boxes):
-        for a in range(len(delta)):
-            t = succ[i][a]
-            ilo, ihi = _maxmin_apply(big_r[a], s[a], lo), _maxmin_apply(big_r[a], s[a], hi)
-            _, tlo, thi = boxes[t]
-            if any(x < y for x, y in zip(ilo, tlo)) or any(x > y for x, y in zip(ihi, thi)):
-                raise CertificateError(f"state {q}, symbol {a}: image leaves the box of {t}")
-        r = _rights(labels, outputs, q)
-        low = max(min(w, v) for w, v in zip(readout[r], lo))
-        for c, row in enumerate(readout):
-            high = max(min(w, v) for w, v in zip(row, hi))
-            if c != r and not (low > high if c < r else low >= high):
-                raise CertificateError(f"state {q}: label {labels[c]!r} may win")
-    return (f"valid: minmax-box invariant ({cert['rounding']}) over {len(boxes)} states")
+# ------------------------------------------------------------------ slice-box
+
+@dataclass(frozen=True)
+class SliceMultipliers:
+    """The certificate's μ of one box: per symbol one per condition, one per label."""
+
+    steps: tuple[Vector, ...]
+    readout: Vector
 
 
-def _linear_models(cert: dict[str, Any]) -> tuple[list[list[list[Fraction]]],
-                                                  list[list[Fraction]], list[Fraction], bool]:
-    """(matrices, readout, h0, float32?) of a linear model, float32 ones checked."""
-    model = cert["network"]["model"]
-    if model.get("type") != "linear":
-        raise CertificateError("this domain is for linear models")
-    mats, readout = [_mat(m) for m in model["matrices"]], _mat(model["readout"])
-    rounding = cert["rounding"]
-    if rounding == "float32-step":
-        m32 = cert["model32"]
-        mats32, readout32 = [_mat(m) for m in m32["matrices"]], _mat(m32["readout"])
-        if mats32 != [[[_round32(x) for x in row] for row in m] for m in mats] or \
-                readout32 != [[_round32(x) for x in row] for row in readout]:
-            raise CertificateError("model32 is not the float32 rounding of the model")
-        h0 = _vec(model["h0"])
-        check_float32_magnitudes(mats32, readout32, h0)
-        return mats32, readout32, h0, True
-    if rounding != "exact":
-        raise CertificateError(f"unknown rounding model {rounding!r}")
-    return mats, readout, _vec(model["h0"]), False
+@dataclass(frozen=True)
+class SliceCertificate:
+    """A slice-box certificate, parsed: S_q = {h : φ·h = 1, lo_q ≤ h ≤ hi_q}."""
+
+    boxes: Boxes
+    model: LinearModel  # the model the claim is about (float32 matrices for float32-step)
+    float32: bool
+    phi: Vector
+    multipliers: tuple[SliceMultipliers, ...]  # per box
+
+
+def _parse_slice_multipliers(records: Any, n_boxes: int, model: LinearModel
+                             ) -> tuple[SliceMultipliers, ...]:
+    if len(records) != n_boxes:
+        raise CertificateError("one multiplier record per box is required")
+    n_forms = 1 + 2 * model.dim  # φA > 0, then the lower and upper bound of each coordinate
+    out = []
+    for i, record in enumerate(records):
+        steps = tuple(vector(row) for row in record["steps"])
+        if len(steps) != len(model.matrices):
+            raise CertificateError(f"box {i}: one multiplier row per symbol is required")
+        for a, row in enumerate(steps):
+            if len(row) != n_forms:
+                raise CertificateError(f"box {i}, symbol {a}: one multiplier per condition")
+        readout = vector(record["readout"])
+        if len(readout) != len(model.readout):
+            raise CertificateError(f"box {i}: one readout multiplier per label")
+        out.append(SliceMultipliers(steps, readout))
+    return tuple(out)
+
+
+def _parse_slice(cert: dict[str, Any]) -> SliceCertificate:
+    automaton = read_automaton(cert["automaton"])
+    model, float32 = read_executed(cert)
+    phi = vector(cert["phi"])
+    if len(phi) != model.dim or not model.fits(automaton.n_symbols,
+                                               len(cert["network"]["labels"])):
+        raise CertificateError("model, φ and automaton sizes differ")
+    boxes = read_boxes(cert, automaton, model.dim)
+    multipliers = _parse_slice_multipliers(cert["multipliers"], len(boxes.boxes), model)
+    return SliceCertificate(boxes, model, float32, phi, multipliers)
+
+
+def _slice_bound(sl: SliceCertificate, c: Sequence[Fraction], mu: Fraction, box: Box
+                 ) -> Fraction:
+    """A lower bound of c·h on the slice of ``box``: on S, c·h = μ + (c − μφ)·h."""
+    return mu + _lin_min([x - mu * f for x, f in zip(c, sl.phi)], box.lo, box.hi)
+
+
+def _check_slice_initial(sl: SliceCertificate) -> None:
+    """h0 (for float32-step: every rounding of it, a box up to a common scale) in K_q0."""
+    dim, phi = sl.model.dim, sl.phi
+    h_lo, h_hi = _h0_box(sl.model.h0, sl.float32)
+    first = sl.boxes.boxes[sl.boxes.refinement.initial]
+    if _lin_min(phi, h_lo, h_hi) <= 0:
+        raise CertificateError("φ is not positive at h0")
+    for k in range(dim):
+        lower = [Fraction(int(j == k)) - first.lo[k] * phi[j] for j in range(dim)]
+        upper = [first.hi[k] * phi[j] - Fraction(int(j == k)) for j in range(dim)]
+        if _lin_min(lower, h_lo, h_hi) < 0 or _lin_min(upper, h_lo, h_hi) < 0:
+            raise CertificateError("h0 is not in the box of the initial state")
+
+
+def _slice_forms(sl: SliceCertificate, am: Matrix, phi_a: list[Fraction], target: Box
+                 ) -> list[tuple[list[Fraction], list[Fraction], bool]]:
+    """(c, w, strict) with c = w·A: A h in the cone over ``target``'s slice iff every
+    c·h ≥ 0 (> 0 if strict): φA·h > 0, then per coordinate its lower and upper bound."""
+    dim, phi = sl.model.dim, sl.phi
+    forms = [(phi_a, list(phi), True)]
+    for k in range(dim):
+        forms.append(([x - target.lo[k] * y for x, y in zip(am[k], phi_a)],
+                      [Fraction(int(j == k)) - target.lo[k] * phi[j] for j in range(dim)],
+                      False))
+        forms.append(([target.hi[k] * y - x for x, y in zip(am[k], phi_a)],
+                      [target.hi[k] * phi[j] - Fraction(int(j == k)) for j in range(dim)],
+                      False))
+    return forms
+
+
+def _check_slice_inclusions(sl: SliceCertificate) -> int:
+    """A_a K_q ⊆ K_t for every box q and symbol a (t its successor), each condition shown
+    by its multiplier; the number of inclusions checked."""
+    dim, phi, boxes = sl.model.dim, sl.phi, sl.boxes
+    phi_a = [[sum((phi[r] * am[r][j] for r in range(dim) if phi[r]), Fraction(0))
+              for j in range(dim)] for am in sl.model.matrices]  # φA, once per symbol
+    n_incl = 0
+    for i, (box, mults) in enumerate(zip(boxes.boxes, sl.multipliers)):
+        nq = max(max(abs(x) for x in box.lo), max(abs(x) for x in box.hi))
+        for a, am in enumerate(sl.model.matrices):
+            t = boxes.refinement.successors[i][a]
+            err = step_error32(am, dim) if sl.float32 else None
+            for (c, w, strict), mu in zip(_slice_forms(sl, am, phi_a[a], boxes.boxes[t]),
+                                          mults.steps[a]):
+                v = _slice_bound(sl, c, mu, box)
+                if err is not None:
+                    v -= nq * sum((abs(x) * e for x, e in zip(w, err)), Fraction(0))
+                if v < 0 or (strict and v == 0):
+                    raise CertificateError(f"box {i} (state {box.state}), symbol {a}: the "
+                                           f"image leaves box {t}")
+            n_incl += 1
+    return n_incl
+
+
+def _check_slice_margins(sl: SliceCertificate) -> None:
+    """Every rival of the right label r loses on every box's slice, by its multiplier."""
+    dim, readout, boxes = sl.model.dim, sl.model.readout, sl.boxes
+    for i, (box, r, mults) in enumerate(zip(boxes.boxes, boxes.rights, sl.multipliers)):
+        nq = max(max(abs(x) for x in box.lo), max(abs(x) for x in box.hi))
+        for c, mu in enumerate(mults.readout):
+            if c == r:
+                continue
+            diff = [x - y for x, y in zip(readout[r], readout[c])]
+            v = _slice_bound(sl, diff, mu, box)
+            if sl.float32:
+                v -= readout_loss32(readout[r], readout[c], nq, dim)
+            if v <= 0:
+                raise CertificateError(f"box {i} (state {box.state}): label "
+                                       f"{boxes.labels[c]!r} is not beaten with a margin")
 
 
 def _check_slice(cert: dict[str, Any]) -> str:
@@ -342,84 +407,90 @@ def _check_slice(cert: dict[str, Any]) -> str:
 
     "c·h ≥ 0 on S" is shown by the certificate's μ: on S,
     c·h = μ + (c − μφ)·h ≥ μ + min_box (c − μφ)·h (weak duality)."""
-    delta, outputs, q0, _ = _automaton_table(cert["automaton"])
-    labels = cert["network"]["labels"]
-    mats, readout, h0, f32 = _linear_models(cert)
-    dim, phi = len(h0), _vec(cert["phi"])
-    if len(phi) != dim or len(mats) != len(delta) or len(readout) != len(labels) or any(
-            len(r) != dim for m in mats for r in m):
-        raise CertificateError("model, φ and automaton sizes differ")
-    boxes, succ, i0 = _boxes(cert, delta, len(outputs), q0, dim)
-    mults = cert["multipliers"]
-    if len(mults) != len(boxes):
-        raise CertificateError("one multiplier record per box is required")
+    sl = _parse_slice(cert)
+    _check_slice_initial(sl)
+    n_incl = _check_slice_inclusions(sl)
+    _check_slice_margins(sl)
+    return (f"valid: slice-box invariant ({cert['rounding']}) over {len(sl.boxes.boxes)} "
+            f"boxes, dimension {sl.model.dim}, {n_incl} inclusions")
 
-    def bound(c: list[Fraction], mu: Any, lo: list[Fraction], hi: list[Fraction]) -> Fraction:
-        m = _frac(mu)
-        return m + _lin_min([x - m * f for x, f in zip(c, phi)], lo, hi)
 
-    # h0 (for float32-step: every rounding of it, a box up to a common scale) in K_q0
-    _, lo0, hi0 = boxes[i0]
-    g2 = _gamma(2) if f32 else Fraction(0)
-    eta = H0_ABS if f32 else Fraction(0)
-    h_lo = [x - g2 * abs(x) - eta for x in h0]
-    h_hi = [x + g2 * abs(x) + eta for x in h0]
-    if _lin_min(phi, h_lo, h_hi) <= 0:
-        raise CertificateError("φ is not positive at h0")
-    for k in range(dim):
-        lower = [Fraction(int(j == k)) - lo0[k] * phi[j] for j in range(dim)]
-        upper = [hi0[k] * phi[j] - Fraction(int(j == k)) for j in range(dim)]
-        if _lin_min(lower, h_lo, h_hi) < 0 or _lin_min(upper, h_lo, h_hi) < 0:
-            raise CertificateError("h0 is not in the box of the initial state")
-    c1 = _gamma(dim) + U32 * (1 + _gamma(dim)) if f32 else Fraction(0)
-    n_incl = 0
-    phi_a = [[sum((phi[r] * am[r][j] for r in range(dim) if phi[r]), Fraction(0))
-              for j in range(dim)] for am in mats]  # φA, once per symbol
-    for i, (q, lo, hi) in enumerate(boxes):
-        nq = max(max(abs(x) for x in lo), max(abs(x) for x in hi))
-        steps = mults[i]["steps"]
-        if len(steps) != len(mats):
-            raise CertificateError(f"box {i}: one multiplier row per symbol is required")
-        for a, am in enumerate(mats):
-            _, tlo, thi = boxes[succ[i][a]]
-            d = phi_a[a]
-            forms = [(d, phi, True)]
-            for k in range(dim):
-                forms.append(([x - tlo[k] * y for x, y in zip(am[k], d)],
-                              [Fraction(int(j == k)) - tlo[k] * phi[j] for j in range(dim)],
-                              False))
-                forms.append(([thi[k] * y - x for x, y in zip(am[k], d)],
-                              [thi[k] * phi[j] - Fraction(int(j == k)) for j in range(dim)],
-                              False))
-            if len(steps[a]) != len(forms):
-                raise CertificateError(f"box {i}, symbol {a}: one multiplier per condition")
-            if f32:
-                rows = [sum((abs(x) for x in r), Fraction(0)) for r in am]
-                s_max = (1 + _gamma(dim)) * max(rows) + dim * TINY
-                err = [c1 * r + (dim + s_max + 1) * TINY * 2 for r in rows]
-            for (c, w, strict), mu in zip(forms, steps[a]):
-                v = bound(c, mu, lo, hi)
-                if f32:
-                    v -= nq * sum((abs(x) * e for x, e in zip(w, err)), Fraction(0))
-                if v < 0 or (strict and v == 0):
-                    raise CertificateError(f"box {i} (state {q}), symbol {a}: the image "
-                                           f"leaves box {succ[i][a]}")
-            n_incl += 1
-        r = _rights(labels, outputs, q)
-        if len(mults[i]["readout"]) != len(readout):
-            raise CertificateError(f"box {i}: one readout multiplier per label")
-        for c_idx, mu in enumerate(mults[i]["readout"]):
-            if c_idx == r:
-                continue
-            diff = [x - y for x, y in zip(readout[r], readout[c_idx])]
-            v = bound(diff, mu, lo, hi)
-            if f32:
-                v -= readout_loss32(readout[r], readout[c_idx], nq, dim)
-            if v <= 0:
-                raise CertificateError(f"box {i} (state {q}): label {labels[c_idx]!r} is not "
-                                       "beaten with a margin")
-    return (f"valid: slice-box invariant ({cert['rounding']}) over {len(boxes)} boxes, "
-            f"dimension {dim}, {n_incl} inclusions")
+# ------------------------------------------------------------------ minmax-box
+
+@dataclass(frozen=True)
+class MinmaxCertificate:
+    """A minmax-box certificate, parsed: x ↦ (R_a ⊗ x) ⊕ s_a, boxes [lo, hi]."""
+
+    boxes: Boxes
+    big_r: tuple[Matrix, ...]  # R_a per symbol
+    s: tuple[Vector, ...]  # s_a per symbol
+    readout: Matrix
+    x0: Vector
+
+
+def _parse_minmax(cert: dict[str, Any]) -> MinmaxCertificate:
+    automaton = read_automaton(cert["automaton"])
+    model = cert["network"]["model"]
+    if model.get("type") != "minmax-dense" or cert["rounding"] not in ("exact",
+                                                                        "float32-select"):
+        raise CertificateError("minmax boxes are for minmax-dense models, rounding 'exact' "
+                               "or 'float32-select'")
+    big_r, s = tuple(matrix(m) for m in model["R"]), tuple(vector(v) for v in model["s"])
+    readout, x0 = matrix(model["readout"]), vector(model["x0"])
+    if cert["rounding"] == "float32-select":
+        _require_float32([x for m in (*big_r, readout) for row in m for x in row] +
+                         [x for v in (*s, x0) for x in v])
+    k = automaton.n_symbols
+    if len(big_r) != k or len(s) != k or len(readout) != len(cert["network"]["labels"]):
+        raise CertificateError("model and automaton sizes differ")
+    return MinmaxCertificate(read_boxes(cert, automaton, len(x0)), big_r, s, readout, x0)
+
+
+def _require_float32(numbers: list[Fraction]) -> None:
+    """float32-select: every number of the model is a float32 value, so a float32 run
+    computes exactly the exact run (max and min only select)."""
+    bad = next((x for x in numbers if not _is_float32(x)), None)
+    if bad is not None:
+        raise CertificateError(f"float32-select: the model number {bad} is not a float32 "
+                               "value, so a float32 run is another network")
+
+
+def _maxmin_apply(big_r: Sequence[Sequence[Fraction]], s: Sequence[Fraction],
+                  x: Sequence[Fraction]) -> list[Fraction]:
+    if any(len(row) != len(x) for row in big_r) or len(big_r) != len(s):
+        raise CertificateError("max-min sizes differ")
+    return [max(max(min(r, v) for r, v in zip(row, x)), si) for row, si in zip(big_r, s)]
+
+
+def _check_minmax_boxes(mm: MinmaxCertificate) -> None:
+    """Each box's image lies in its successor's box (the step is monotone, so the image
+    of [lo, hi] lies in [f(lo), f(hi)]), and the right label wins on the whole box
+    (strictly over a rival listed before it: argmax takes the first maximum)."""
+    boxes = mm.boxes
+    for i, (box, r) in enumerate(zip(boxes.boxes, boxes.rights)):
+        for a in range(len(mm.big_r)):
+            t = boxes.refinement.successors[i][a]
+            ilo = _maxmin_apply(mm.big_r[a], mm.s[a], box.lo)
+            ihi = _maxmin_apply(mm.big_r[a], mm.s[a], box.hi)
+            target = boxes.boxes[t]
+            if any(x < y for x, y in zip(ilo, target.lo)) or \
+                    any(x > y for x, y in zip(ihi, target.hi)):
+                raise CertificateError(f"state {box.state}, symbol {a}: image leaves the box "
+                                       f"of {t}")
+        low = max(min(w, v) for w, v in zip(mm.readout[r], box.lo))
+        for c, row in enumerate(mm.readout):
+            high = max(min(w, v) for w, v in zip(row, box.hi))
+            if c != r and not (low > high if c < r else low >= high):
+                raise CertificateError(f"state {box.state}: label {boxes.labels[c]!r} may win")
+
+
+def _check_minmax(cert: dict[str, Any]) -> str:
+    mm = _parse_minmax(cert)
+    first = mm.boxes.boxes[mm.boxes.refinement.initial]
+    if not all(a <= v <= c for a, v, c in zip(first.lo, mm.x0, first.hi)):
+        raise CertificateError("x0 is not in the box of the initial state")
+    _check_minmax_boxes(mm)
+    return f"valid: minmax-box invariant ({cert['rounding']}) over {len(mm.boxes.boxes)} states"
 
 
 def check_invariants(cert: dict[str, Any]) -> str:
