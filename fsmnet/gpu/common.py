@@ -75,15 +75,23 @@ def automaton_label_dtype(a: Automaton) -> np.dtype:
     return label_dtype(len(a.labels))
 
 
-def cayley_table(a: Automaton) -> tuple[np.ndarray, np.ndarray, int] | None:
-    """(right Cayley table, elements, identity index), cached per automaton; None if huge."""
+def cayley_table(a: Automaton,
+                 entries: int = CAYLEY_ENTRIES) -> tuple[np.ndarray, np.ndarray, int] | None:
+    """(right Cayley table, elements, identity index), cached per automaton; None when
+    the table would have more than ``entries`` entries (elements × symbols).
+
+    A caller that wants only a small table passes a small ``entries``: the monoid
+    search then gives up early instead of running to the default limit."""
     key = (a.delta.tobytes(), a.delta.shape)
     if key in _CAYLEY_CACHE:
-        return _CAYLEY_CACHE[key]
+        found = _CAYLEY_CACHE[key]
+        return found if found is None or found[0].size <= entries else None
+    if _TOO_LARGE.get(key, 0) >= entries:
+        return None
     from fsmnet.algebra.monoid import MonoidTooLarge, TransitionMonoid
 
     try:
-        limit = max(1, min(CAYLEY_LIMIT, CAYLEY_ENTRIES // max(1, a.n_symbols)))
+        limit = max(1, min(CAYLEY_LIMIT, min(entries, CAYLEY_ENTRIES) // max(1, a.n_symbols)))
         monoid = TransitionMonoid.from_automaton(a, limit=limit)
         value: tuple[np.ndarray, np.ndarray, int] | None = (
             np.ascontiguousarray(monoid.right_cayley_table(), dtype=np.int64),
@@ -91,11 +99,16 @@ def cayley_table(a: Automaton) -> tuple[np.ndarray, np.ndarray, int] | None:
             int(monoid.identity_index),
         )
     except MonoidTooLarge:
+        if entries < CAYLEY_ENTRIES:  # a larger search may still succeed
+            _TOO_LARGE[key] = max(entries, _TOO_LARGE.get(key, 0))
+            return None
         value = None
     if len(_CAYLEY_CACHE) > 16:
         _CAYLEY_CACHE.clear()
+        _TOO_LARGE.clear()
     _CAYLEY_CACHE[key] = value
-    return value
+    return value if value is None or value[0].size <= entries else None
 
 
 _CAYLEY_CACHE: dict[Any, tuple[np.ndarray, np.ndarray, int] | None] = {}
+_TOO_LARGE: dict[Any, int] = {}  # the largest ``entries`` a search gave up at

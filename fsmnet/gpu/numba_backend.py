@@ -28,6 +28,9 @@ from fsmnet.gpu.reference_backend import evaluate_reference
 
 PARALLEL_THREADS_LAST = 3  # threads the chunked scan needs before "auto" picks it
 PARALLEL_THREADS_ALL = 4  # outputs="all" replays every chunk: twice the work
+# Groups of interleaved chunks a thread for the ilp path: more than one lets a thread
+# that finishes early take another group when the cores are shared.
+GROUPS_PER_THREAD = 2
 
 
 def _threads() -> int:
@@ -101,7 +104,7 @@ def _automaton_numba(a: Automaton, symbols: Any, *, outputs: str, start: Any, ch
     from fsmnet.gpu import numba_automaton as K
     from fsmnet.gpu.words import run_words, word_length
 
-    arr = symbols_array(symbols, a.n_symbols)
+    arr = _checked(symbols, a.n_symbols)
     q0 = a.start_state(start)
     delta = np.ascontiguousarray(a.delta)
     out_ids = np.ascontiguousarray(a.output_ids if a.outputs is not None
@@ -112,15 +115,19 @@ def _automaton_numba(a: Automaton, symbols: Any, *, outputs: str, start: Any, ch
     # Measured: two symbols a step pay only with a small table (1.3-1.5x at 3,200
     # entries, nothing at 13,800); four or eight pay up to LIMIT entries.
     words_pay = words_ok and (m >= 4 or a.n_symbols ** 2 * a.n_states <= 1 << 12)
+    long = len(arr) >= MIN_PARALLEL
+    fast = (path == "ilp" or (path == "auto" and long)) and _interleaved_ok(a, outputs)
     if path == "auto":
-        # Measured (docs/performance.md, 2 cores): m symbols a step (word tables)
-        # beat the plain loop 3-5x ("last") and 3-4x ("all") while the tables stay in
-        # cache, more than the interleaved Cayley scan (~2.5x, "last"), which in turn
-        # beats the sequential loop on one thread; the chunked scans pay only with
-        # more threads (for "all" the replay doubles the work).
+        # Measured (docs/performance.md): interleaved chains, m symbols a lookup, on
+        # every thread run 2-7x the word tables on one thread ("last" and "all") for
+        # every automaton whose monoid has a Cayley table; without one, the word tables
+        # beat the plain loop 2-4x while they stay in cache, and the chunked scans
+        # of every start state pay only with more threads.
         few = threads < (PARALLEL_THREADS_LAST if outputs == "last" else PARALLEL_THREADS_ALL)
-        if len(arr) < MIN_PARALLEL:
+        if not long:
             path = "sequential"
+        elif fast:
+            path = "ilp"
         elif words_pay and few:
             path = "words"
         elif outputs == "last" and cayley_table(a) is not None:
@@ -141,6 +148,15 @@ def _automaton_numba(a: Automaton, symbols: Any, *, outputs: str, start: Any, ch
         res = np.empty(len(arr) if outputs == "all" else 0, dtype=np.int8)
         q = run_words(delta, out_ids, arr, q0, res, m)
         return (res if outputs == "all" else None), q, "words"
+    if path == "ilp" and fast:
+        from fsmnet.gpu.numba_interleaved import MONOID_LIMIT, evaluate_interleaved, layout
+
+        groups, size = layout(len(arr), threads, GROUPS_PER_THREAD, chunk)
+        table = cayley_table(a, MONOID_LIMIT)
+        assert table is not None  # checked by _interleaved_ok
+        out, q = evaluate_interleaved(delta, out_ids, table, _bytes(arr), q0, outputs, groups,
+                                      size)
+        return out, q, "ilp"
     if path == "ilp":
         return _automaton_ilp(a, arr, q0, delta, out_ids, outputs, threads)
     size = chunk or max(1024, -(-len(arr) // (4 * threads)))
@@ -168,10 +184,40 @@ def _automaton_numba(a: Automaton, symbols: Any, *, outputs: str, start: Any, ch
     return res, q, path
 
 
+def _checked(symbols: Any, n_symbols: int) -> np.ndarray:
+    """``symbols_array``, with the range check of a long contiguous uint8 input run on
+    every thread (an unsigned input needs no minimum)."""
+    if (isinstance(symbols, np.ndarray) and symbols.ndim == 1 and symbols.dtype == np.uint8
+            and symbols.flags.c_contiguous and len(symbols) >= MIN_PARALLEL):
+        from fsmnet.gpu.numba_interleaved import max_byte
+
+        if int(max_byte(symbols)) < n_symbols:
+            return symbols
+    return symbols_array(symbols, n_symbols)  # checks again, and names the bad symbol
+
+
+def _interleaved_ok(a: Automaton, outputs: str) -> bool:
+    """Whether the interleaved chains (fsmnet.gpu.numba_interleaved) can run ``a``:
+    a Cayley table for the chunk summaries, symbols that fit a byte, int8 labels."""
+    from fsmnet.gpu.numba_interleaved import MONOID_LIMIT, usable
+
+    if not usable(a.n_symbols) or (outputs == "all" and automaton_label_dtype(a) != np.int8):
+        return False
+    return cayley_table(a, MONOID_LIMIT) is not None
+
+
+def _bytes(arr: np.ndarray) -> np.ndarray:
+    """``arr`` as contiguous uint8 (its values are checked symbol indices below 256)."""
+    if arr.dtype == np.uint8:
+        return np.ascontiguousarray(arr)
+    return arr.astype(np.uint8)
+
+
 def _automaton_ilp(a: Automaton, arr: np.ndarray, q0: int, delta: np.ndarray,
                    out_ids: np.ndarray, outputs: str,
                    threads: int) -> tuple[np.ndarray | None, Any, str]:
-    """The three phases with four interleaved chunk chains per thread (see numba_automaton)."""
+    """The three phases with four interleaved chunk chains per thread, one symbol a
+    lookup (see numba_automaton): for automata the interleaved word chains cannot run."""
     from fsmnet.gpu import numba_automaton as K
 
     table = cayley_table(a)
