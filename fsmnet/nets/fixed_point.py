@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from math import gcd, lcm
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -72,13 +73,19 @@ def charpoly(matrix: np.ndarray) -> list[Fraction]:
     return coeffs
 
 
-def schur_stable(coeffs: Sequence[Fraction]) -> bool:
+def schur_stable(coeffs: Sequence[int | Fraction]) -> bool:
     """True iff every root of Σ a_i z^i lies in the open unit disk (Schur-Cohn, exact).
 
     Reduction: p is Schur-stable iff |a_0| < |a_d| and the degree-(d−1)
-    polynomial (a_d p(z) − a_0 z^d p(1/z)) / z is Schur-stable.
+    polynomial (a_d p(z) − a_0 z^d p(1/z)) / z is Schur-stable.  The coefficients
+    are made integers first (times the lcm of their denominators) and each reduced
+    polynomial is divided by the gcd of its coefficients: positive factors, so the
+    roots and every comparison stay the same, while in plain Fractions the digits
+    double with every step.
     """
-    a = [Fraction(x) for x in coeffs]
+    exact = [Fraction(x) for x in coeffs]
+    scale = lcm(*(x.denominator for x in exact))
+    a = [int(x * scale) for x in exact]
     while len(a) > 1 and a[-1] == 0:
         a.pop()
     while len(a) > 1:
@@ -86,7 +93,33 @@ def schur_stable(coeffs: Sequence[Fraction]) -> bool:
         if abs(a[0]) >= abs(a[d]):
             return False
         a = [a[d] * a[i] - a[0] * a[d - i] for i in range(1, d + 1)]
+        common = gcd(*a)
+        if common > 1:
+            a = [x // common for x in a]
     return True
+
+
+def radius_below_one(lam: Sequence[Fraction], num: Sequence[Sequence[int]] | np.ndarray,
+                     den: int = 1) -> bool:
+    """Exact proof that ρ(I − Λ B) < 1 for B = ``num`` / ``den`` (``num`` an integer
+    matrix, den > 0, every λ dyadic), as the construction needs it at larger sizes.
+
+    N = c (I − Λ B) with c = 2^E den is an integer matrix, and c^H det(zI − M) =
+    det(czI − N) has the integer coefficients c_k(N) c^k.  sympy's characteristic
+    polynomial over ZZ costs about n³ integer operations, where Faddeev-LeVerrier
+    in Fractions (:func:`charpoly`) costs n⁴ on growing rationals.
+    """
+    from sympy import ZZ
+    from sympy.polys.matrices import DomainMatrix
+
+    n = len(lam)
+    e = max(x.denominator.bit_length() - 1 for x in lam)  # denominators are powers of 2
+    scaled = [x.numerator << (e - (x.denominator.bit_length() - 1)) for x in lam]
+    c = den << e
+    rows = [[ZZ(c * int(i == j) - scaled[i] * int(num[i][j])) for j in range(n)]
+            for i in range(n)]
+    top_first = DomainMatrix(rows, (n, n), ZZ).charpoly()  # c_n .. c_0
+    return schur_stable([int(x) * c**k for k, x in enumerate(reversed(top_first))])
 
 
 # -------------------------------------------------------------------- semantics
