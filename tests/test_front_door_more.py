@@ -15,18 +15,61 @@ from hypothesis import strategies as st
 from tests.test_front_door import _interrupt_after, _start, cli, listing, one_line_error
 
 
-def test_info_of_a_random_acceptor_is_refused_by_max_cells(
+def _no_enumeration(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record every start of the monoid's enumeration (Konieczny or Froidure-Pin)."""
+    from fsmnet.algebra.monoid import TransitionMonoid
+
+    started: list[str] = []
+    for name in ("_konieczny_structure", "_froidure_pin"):
+        real = getattr(TransitionMonoid, name)
+
+        def record(self: object, real: object = real, name: str = name) -> object:
+            started.append(name)
+            return real(self)  # type: ignore[operator]
+
+        monkeypatch.setattr(TransitionMonoid, name, record)
+    return started
+
+
+@pytest.mark.parametrize("spec", ["random:n=20,k=3,seed=1",
+                                  "random:n=20,k=3,seed=1,classes=state",
+                                  "random:n=20,k=3,seed=1,classes=5",
+                                  "random:n=30,k=2,seed=0"])
+def test_info_of_a_large_random_monoid_is_refused_before_any_enumeration(
+        spec: str, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    # The acceptor has two output labels but 18 minimal states: the guard must use the
-    # states the monoid acts on, and stop Konieczny at the limit they allow.
-    line = one_line_error(*cli(["info", "random:n=20,k=3,seed=1"], capsys))
-    assert "--max-cells" in line and "18 or more states" in line
+    # The acceptor has two output labels but 18 minimal states; its monoid's D-class of
+    # rank 3 alone has tens of millions of elements (size_lower_bound), far above the
+    # 200e6 / 18 the default --max-cells allows.
+    started = _no_enumeration(monkeypatch)
+    line = one_line_error(*cli(["info", spec], capsys))
+    assert started == []  # refused on the bound, not at the limit of an enumeration
+    assert "a lower bound: one D-class of rank" in line, line
+    assert "above --max-cells 2e+08" in line and "raise --max-cells (e.g. --max-cells 1e" in line
+    line = one_line_error(*cli(["info", spec, "--max-cells", "1e15", "--max-size", "1e6"],
+                               capsys))
+    assert started == [] and "more than 1000000 (--max-size)" in line, line
+
+
+@pytest.mark.parametrize("flag, value", [("--max-cells", "90000"), ("--max-size", "1e4")])
+def test_info_stops_an_enumeration_the_bound_let_through_at_the_limit(
+        flag: str, value: str, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # random:n=10,k=3,seed=1: 9 minimal states, a monoid of 58883 elements (libsemigroups),
+    # a bound of 5439: 90000 cells allow 10000 elements, so Konieczny starts and stops there.
+    started = _no_enumeration(monkeypatch)
+    line = one_line_error(*cli(["info", "random:n=10,k=3,seed=1", flag, value], capsys))
+    assert started == ["_konieczny_structure"]
+    assert f"more than 10,000 elements, the most {flag}" in line, line
+    assert "on 9 or more states" in line and f"raise {flag}" in line
+    code, out, _ = cli(["info", "random:n=10,k=3,seed=1"], capsys)
+    assert code == 0 and "monoid size     58883" in out
 
 
 def test_ctrl_c_stops_the_monoid_of_info_and_writes_no_picture(tmp_path: Path) -> None:
     before = listing(tmp_path)
-    proc, lines = _start(["info", "random:n=20,k=3,seed=1", "--max-cells", "10" + "0" * 12,
-                          "--dot", "m.dot", "-v"], tmp_path)
+    proc, lines = _start(["info", "random:n=20,k=3,seed=1", "--max-cells", "1e13",
+                          "--max-size", "1e12", "--dot", "m.dot", "-v"], tmp_path)
     code, text = _interrupt_after(proc, lines, "computing the monoid", bound=30)
     assert code == 130, text
     assert "interrupted" in text and "internal error" not in text, text

@@ -81,7 +81,7 @@ def handle(args: argparse.Namespace) -> int:
         return pfsa_info(args)
 
     from fsmnet.algebra.info import info
-    from fsmnet.algebra.monoid import MonoidTooLarge
+    from fsmnet.algebra.monoid import MonoidTooLarge, size_lower_bound
     from fsmnet.automata.resolve import load
     from fsmnet.cli.common import (
         LOG,
@@ -99,25 +99,42 @@ def handle(args: argparse.Namespace) -> int:
     out = report_stream({"--dot": args.dot}, args.json)
     automaton = load(args.spec)
 
-    def refuse_above(states: int, elements: int) -> None:
+    name = automaton.name or args.spec
+
+    def refuse_above(states: int, elements: int, why: str = "") -> None:
         cells = states * elements
         if cells > args.max_cells:
             raise FsmnetError(
-                f"{automaton.name or args.spec}: the monoid computation needs at least "
-                f"{states} states x {elements} monoid elements = {cells:.3g} table cells "
-                f"(about {human_bytes(8 * cells)}), above --max-cells {args.max_cells:.3g}; "
-                "raise --max-cells to compute it anyway")
+                f"{name}: the monoid computation needs at least {states} states x "
+                f"{elements:,} monoid elements{why} = {cells:.3g} table cells (about "
+                f"{human_bytes(8 * cells)}), above --max-cells {args.max_cells:.3g}; raise "
+                f"--max-cells (e.g. --max-cells 1e{len(str(cells))}) to compute it anyway")
+        if elements > args.max_size:
+            raise FsmnetError(
+                f"{name}: the transition monoid has at least {elements:,} elements{why}, "
+                f"more than {args.max_size} (--max-size); raise --max-size (e.g. --max-size "
+                f"1e{len(str(elements))}) to compute it anyway")
 
     states, elements = cost_lower_bound(automaton)
     refuse_above(states, elements)  # linear time, before minimizing a huge automaton
+    machine = automaton
     if not automaton.is_semiautomaton:
         # The monoid acts on the minimal automaton: its states, not the output labels,
         # set how many elements --max-cells allows (an acceptor has only two labels).
-        states = automaton.minimal().n_states
+        machine = automaton.minimal()
+        states = machine.n_states
         elements = max(elements, states)
         refuse_above(states, elements)
-    cells = states * elements
     limit = min(args.max_size, max(1, args.max_cells // max(states, 1)))
+    # A fraction of a second of orbits, so that a monoid far over the limit is refused
+    # now and not after the seconds to hours it takes to enumerate up to the limit.
+    bound = size_lower_bound(machine.delta, target=limit)
+    if bound.elements > elements:
+        elements = bound.elements
+        refuse_above(states, elements,
+                     f" (a lower bound: one D-class of rank {bound.rank} has "
+                     f"{bound.images:,} image sets x {bound.kernels:,} kernels)")
+    cells = states * elements
     note = (f"computing the monoid of {states} states (at least {elements} elements); "
             "this may take a while")
     if cells > _SLOW_CELLS:
@@ -127,13 +144,12 @@ def handle(args: argparse.Namespace) -> int:
     try:
         result = info(automaton, limit=limit)
     except MonoidTooLarge:
-        if limit == args.max_size:
-            raise
+        flag, value = (("--max-size", args.max_size) if limit == args.max_size
+                       else ("--max-cells", args.max_cells))
         raise FsmnetError(
-            f"{automaton.name or args.spec}: the transition monoid has more than {limit} "
-            f"elements, the most --max-cells {args.max_cells:.3g} allows on {states} or more "
-            "states; raise --max-cells to compute it anyway"
-        ) from None
+            f"{name}: the transition monoid has more than {limit:,} elements, the most "
+            f"{flag} {value:.3g} allows on {states} or more states; raise {flag} to compute "
+            "it anyway") from None
     if args.dot:
         from fsmnet.automata.convert import to_dot
         from fsmnet.automata.render import write_picture
