@@ -144,7 +144,8 @@ def test_cli_expressivity_json_and_witness_files(tmp_path, capsys) -> None:
     out = json.loads(capsys.readouterr().out)
     assert set(out) == {"results"}
     (row,) = out["results"]
-    assert set(row) == {"arch", "verdict", "reason", "witness"}
+    assert set(row) == {"arch", "verdict", "reason", "witness", "by", "files"}
+    assert row["by"] == "witness: commuting" and row["files"] is None
     assert row["verdict"] == "impossible"
     assert main(["check", str(tmp_path / "w" / "bilinear-r2.json")]) == 0
 
@@ -162,8 +163,9 @@ def test_a_construction_size_limit_is_unknown_not_a_crash(monkeypatch) -> None:
                                         [max(x - 1, 0) for x in range(k + 1)]]),
                         symbols=["u", "d"], states=[f"c{x}" for x in range(k + 1)],
                         initial=0, outputs=[x == k for x in range(k + 1)], name="updown4")
+    # by_theorem=False: minmax-cascade's own construction, not its possibility theorem.
     results = {r.arch: r for r in expressivity(counter, ["minmax-scalar", "minmax-cascade",
-                                                         "bilinear-full"])}
+                                                         "bilinear-full"], by_theorem=False)}
     assert results["minmax-scalar"].verdict == "unknown"
     assert "size limit" in results["minmax-scalar"].reason
     assert results["minmax-cascade"].verdict == "possible"

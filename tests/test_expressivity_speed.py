@@ -1,7 +1,9 @@
 """Expressivity at scale: exact fast paths for bilinear-cp and deltaproduct, checked
 against the slow definitions they replace; on 120-state groups the whole default class
 list (every registered architecture) takes those paths.  The wall-clock targets (a
-class in 10 s at 120 states, in 60 s at 1,000) are slow tests.
+class in 10 s at 120 states, in 60 s at 1,000) are slow tests.  Every call here passes
+``by_theorem=False``: these are the constructions' and proofs' costs, which the
+possibility theorems would otherwise skip (tests/test_expressivity_theorems.py).
 
 Independent sources: the dense Fraction formulas (written out here), sympy's
 rank, and the generic product exploration (``fast_paths=False``).
@@ -134,7 +136,7 @@ def one_hot_proofs(monkeypatch):
 
 @pytest.mark.parametrize("arch", ["bilinear-cp", "deltaproduct"])
 def test_s5_word_problem_is_proved_on_the_one_hot_path(arch, one_hot_proofs):
-    result = expressivity("symmetric:5,gens", [arch])[0]
+    result = expressivity("symmetric:5,gens", [arch], by_theorem=False)[0]
     assert result.verdict == "possible"
     assert result.size["hidden"] == 120
     assert one_hot_proofs == [arch]  # 120 states x 2 letters, each a look-up
@@ -145,7 +147,7 @@ def test_s5_word_problem_is_proved_on_the_one_hot_path(arch, one_hot_proofs):
 @pytest.mark.parametrize("arch", ["bilinear-cp", "deltaproduct"])
 def test_large_automata_under_a_minute(spec, arch):
     t0 = time.perf_counter()
-    result = expressivity(spec, [arch])[0]
+    result = expressivity(spec, [arch], by_theorem=False)[0]
     assert result.verdict == "possible"
     assert time.perf_counter() - t0 < 60
 
@@ -167,14 +169,15 @@ def _machine(spec):
 
 def _timed(m, arch):
     t0 = time.perf_counter()
-    verdict = expressivity(m, [arch])[0].verdict
+    verdict = expressivity(m, [arch], by_theorem=False)[0].verdict
     return verdict, time.perf_counter() - t0
 
 
 @pytest.mark.parametrize("spec", ["symmetric:5,gens", "s5-3-letters"])
 def test_120_state_group_every_class_takes_the_fast_paths(spec, one_hot_proofs):
     m = _machine(spec)
-    results = {arch: expressivity(m, [arch])[0] for arch in archs.ids()}  # the default list
+    results = {arch: expressivity(m, [arch], by_theorem=False)[0]  # the default list
+               for arch in archs.ids()}
     assert results["bilinear-block"].verdict == results["bilinear-full"].verdict == "possible"
     assert results["bilinear-r2"].verdict == "impossible"  # S5 is not commutative
     # bilinear-block splits S5 into cosets (H = 26, not 120); the one-hot classes are
@@ -222,5 +225,5 @@ def test_the_942_state_random_machine_minmax_cascade_is_proved_in_time():
 
 def _timed_result(m, arch):
     t0 = time.perf_counter()
-    result = expressivity(m, [arch])[0]
+    result = expressivity(m, [arch], by_theorem=False)[0]
     return result, time.perf_counter() - t0
