@@ -21,6 +21,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from fsmnet.automata import Automaton, access_words, distinguishing_word
+from fsmnet.decide.separation import (  # noqa: F401  (separation_lengths: re-exported)
+    NEVER,
+    pair_codes,
+    pair_separation_lengths,
+    separation_lengths,
+    sorted_unique,
+)
 
 
 @dataclass(frozen=True)
@@ -39,67 +46,81 @@ def separating_word(m: Automaton, p: int, q: int) -> list[int] | None:
     return None if found is None else [int(x) for x in m.encode(found[0])]
 
 
-def separation_lengths(m: Automaton) -> np.ndarray:
-    """``d[p, q]``: the length of a shortest word separating p and q (a large sentinel
-    when they are equivalent), for all pairs at once.
-
-    Backward over the pair graph: d = 0 where the outputs differ, and
-    d[p, q] = 1 + min_a d[p·a, q·a]; one vectorized round per length, so the
-    cost is O(n² |Σ|) a round instead of one product search per pair.
-    """
-    never = np.iinfo(np.int64).max // 4
-    out = m.output_ids
-    d = np.where(out[:, None] != out[None, :], 0, never).astype(np.int64)
-    delta = np.asarray(m.delta)
-    while True:
-        new = d.copy()
-        for row in delta:  # one symbol at a time: n² memory, not |Σ|·n²
-            np.minimum(new, d[row[:, None], row[None, :]] + 1, out=new)
-        if np.array_equal(new, d):
-            return d
-        d = new
-    return d  # pragma: no cover - the loop returns
-
-
 def equal_counts_witness(automaton: Automaton) -> Witness | None:
     """Shortest p·ab·s vs p·ba·s with different outputs, or None if commutative.
 
-    Among the shortest, the first in the order (state reached by p, a, b) wins;
-    the separation lengths of all pairs are computed once (:func:`separation_lengths`).
+    Among the shortest, the first in the order (state reached by p, a, b) wins.  The
+    separation lengths come from one all-pairs table up to :data:`DENSE_PAIRS` states
+    (:func:`separation_lengths`), above it from the pairs (q·ab, q·ba) and those they
+    reach only (:func:`pair_separation_lengths`: an n × n table is 200 MB at 5,040
+    states); a separating word is searched for the winning pair only.
     """
     m = automaton.minimal()
     access = access_words(m)
-    never = np.iinfo(np.int64).max // 4
-    dist = separation_lengths(m)
-    reach = [q for q in range(m.n_states) if access[q] is not None]
-    delta = np.asarray(m.delta)
-    best: tuple[int, list[int], list[int]] | None = None
-    for q in reach:
-        pre = access[q]
-        assert pre is not None
-        after = delta[:, q]                      # q·a for every a
-        x = delta[:, after].T                    # x[a, b] = q·a·b
-        y = x.T                                  # y[a, b] = q·b·a
-        cost = dist[x, y]
-        cost[np.tril_indices(m.n_symbols)] = never  # a < b only
-        flat = int(np.argmin(cost))
-        if cost.flat[flat] >= never:
-            continue
-        total = len(pre) + 2 + int(cost.flat[flat])
-        if best is None or total < best[0]:
-            a, b = divmod(flat, m.n_symbols)
-            suffix = separating_word(m, int(x[a, b]), int(y[a, b]))
-            assert suffix is not None and len(suffix) == int(cost.flat[flat])
-            best = (total, pre + [a, b] + suffix, pre + [b, a] + suffix)
+    reach = np.array([q for q in range(m.n_states) if access[q] is not None], dtype=np.int64)
+    k = m.n_symbols
+    first, second = np.triu_indices(k, 1)  # a < b, in the order of argmin over (a, b)
+    if first.size == 0:
+        return None
+    delta = np.asarray(m.delta, dtype=np.int64)
+    n = m.n_states
+    # (q·a·b, q·b·a) for a block of reachable q at a time: |block|·k(k−1)/2 pairs.
+    block = max(1, _BLOCK_PAIRS // first.size)
+    chunks = [reach[lo:lo + block] for lo in range(0, reach.size, block)]
+
+    def candidates(qs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        x = delta[second[:, None], delta[first[:, None], qs[None, :]]]  # q·a·b
+        y = delta[first[:, None], delta[second[:, None], qs[None, :]]]  # q·b·a
+        return x.T, y.T  # (|qs|, pairs)
+
+    if n <= DENSE_PAIRS:
+        table = separation_lengths(m)
+
+        def cost_of(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+            return np.asarray(table[x, y])
+    else:
+        wanted = sorted_unique(np.concatenate([pair_codes(n, *candidates(qs)).ravel()
+                                              for qs in chunks]))
+        lengths = pair_separation_lengths(m, wanted)
+
+        def cost_of(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+            return np.asarray(lengths[np.searchsorted(wanted, pair_codes(n, x, y))])
+
+    best: tuple[int, int, int] | None = None  # (total length, q, pair index)
+    for qs in chunks:
+        x, y = candidates(qs)
+        cost = cost_of(x, y)
+        pick = np.argmin(cost, axis=1)  # the first (a, b) of least cost, per q
+        least = cost[np.arange(qs.size), pick]
+        lengths_p = np.array([len(access[int(q)] or ()) for q in qs], dtype=np.int64)
+        total = np.where(least >= NEVER, NEVER, lengths_p + 2 + least)
+        i = int(np.argmin(total))  # the first q of least total in this block
+        if total[i] < NEVER and (best is None or int(total[i]) < best[0]):
+            best = (int(total[i]), int(qs[i]), int(pick[i]))
     if best is None:
         return None
-    _, first, second = best
+    _, q, j = best
+    a, b = int(first[j]), int(second[j])
+    pre = access[q]
+    assert pre is not None
+    x_state, y_state = int(delta[b, delta[a, q]]), int(delta[a, delta[b, q]])
+    suffix = separating_word(m, x_state, y_state)
+    assert suffix is not None and len(pre) + 2 + len(suffix) == best[0]
     return Witness(
         kind="equal-counts",
-        words={"first": m.decode(first), "second": m.decode(second)},
+        words={"first": m.decode(pre + [a, b] + suffix),
+               "second": m.decode(pre + [b, a] + suffix)},
         explanation="the two words have the same number of each symbol but different "
         "outputs, so no network with commuting transitions tracks the automaton",
     )
+
+
+DENSE_PAIRS = 2048
+"""Up to this many states the all-pairs table (8n² bytes: 32 MB here) is built;
+above it only the pairs the witness needs and those they reach."""
+
+_BLOCK_PAIRS = 1 << 22
+"""Candidate pairs (q·ab, q·ba) held at once: bounds the blocks in memory."""
 
 
 def _cycle(m: Automaton, q: int, u: list[int]) -> tuple[int, int]:
