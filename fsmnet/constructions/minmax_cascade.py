@@ -270,38 +270,25 @@ def _unit_tensors(k: int, domain: int, kind: int, n_sym: int,
 
 
 # ----------------------------------------------------------------- entry points
-_MONOID_LIMIT = 100_000
-"""Transition-monoid elements enumerated to look for a periodic witness."""
-
-_QUICK_MONOID_LIMIT = 2_000
-"""Elements of the short search that runs before the holonomy decomposition."""
-
-
 OPTION_MINIMUMS = {"max_steps": 1}
 
 
 def compile_minmax_cascade(automaton: Automaton, *, max_steps: int = MAX_STEPS) -> Network:
-    """MinMax cascade from the holonomy decomposition of the (minimal) automaton.
+    """MinMax cascade of the (minimal) automaton, chosen by the strategy table.
 
-    ``options`` reports levels, units, unit sizes and kinds, and the state size.
-    ``max_steps`` bounds the exploration of the cascade (reached pairs × letters).
-    When no decomposition fits (the orbit limit, ``max_steps``, the table size),
-    the cascade is one matrix unit over the states
+    The table (:data:`fsmnet.constructions.minmax_strategies.CASCADE_TABLE`) tries
+    the threshold, one-hot order, product and plain holonomy cascades; ``options``
+    reports levels, units, unit sizes and kinds, the state size, the ``strategy``
+    chosen and why the others were not (``strategies_skipped``).  ``max_steps``
+    bounds each cascade's exploration (reached pairs × letters).  When no
+    decomposition fits (the orbit limit, ``max_steps``, the table size), the
+    cascade is one matrix unit over the states
     (:mod:`fsmnet.constructions.minmax_dense_unit`; ``construction`` is
     ``"dense unit"`` and ``fallback_reason`` says why).
     """
-    from fsmnet.algebra.holonomy.skeleton import DecompositionTooLarge
-    from fsmnet.constructions.minmax_dense_unit import dense_unit_network
-    from fsmnet.constructions.minmax_product import best_cascade
+    from fsmnet.constructions.minmax_strategies import best_cascade
 
-    # The plain cascade, or one per quotient side by side when that is smaller
-    # (products of independent machines: fsmnet.constructions.minmax_product).
-    try:
-        return best_cascade(automaton, arch="minmax-cascade", max_steps=max_steps)
-    except (DecompositionTooLarge, NotExpressible) as exc:  # CascadeTooLarge included
-        # No decomposition within its budget: a matrix unit carries any map, so
-        # one unit over the states (|Σ|·n² entries, n reached tuples) does.
-        return dense_unit_network(automaton, why=str(exc))
+    return best_cascade(automaton, arch="minmax-cascade", max_steps=max_steps)
 
 
 def compile_minmax_scalar(automaton: Automaton, *, max_steps: int = MAX_STEPS) -> Network:
@@ -321,7 +308,14 @@ def compile_minmax_scalar(automaton: Automaton, *, max_steps: int = MAX_STEPS) -
     """
     from fsmnet.algebra.holonomy.skeleton import DecompositionTooLarge
     from fsmnet.constructions.minmax_holonomy import holonomy_spec
-    from fsmnet.constructions.minmax_product import best_cascade
+    from fsmnet.constructions.minmax_limits import LIMITS
+    from fsmnet.constructions.minmax_strategies import (
+        BEFORE_HOLONOMY,
+        SCALAR_TABLE,
+        Attempt,
+        choose,
+        finish,
+    )
 
     # A short monoid search first: a periodic letter or short word shows up at
     # once (groups, counters).  Then the holonomy decomposition decides (all
@@ -330,7 +324,7 @@ def compile_minmax_scalar(automaton: Automaton, *, max_steps: int = MAX_STEPS) -
     # the long search runs only for a witness when the answer is no, or when
     # the decomposition is too large to say.
     try:
-        witness = periodic_witness(automaton, limit=_QUICK_MONOID_LIMIT)
+        witness = periodic_witness(automaton, limit=LIMITS.quick_monoid_limit)
         decided = True
     except NotExpressible:
         witness, decided = None, False
@@ -341,27 +335,26 @@ def compile_minmax_scalar(automaton: Automaton, *, max_steps: int = MAX_STEPS) -
         from fsmnet.constructions.minmax_counter_bound import refuse_if_counter
 
         refuse_if_counter(automaton, max_steps=max_steps)
-        # A threshold or product cascade of scalar units, when one is found without
-        # the plain decomposition, both shows aperiodicity and is the network.
-        from fsmnet.constructions.minmax_product import cheap_cascade
-
-        cheap = cheap_cascade(automaton, arch="minmax-scalar", max_steps=max_steps)
-        if cheap[0] is not None:
-            return cheap[0]
+        # A cascade of scalar units found without the plain decomposition both
+        # shows aperiodicity and is the network.
+        attempt = Attempt(automaton, "minmax-scalar", max_steps)
+        chosen = choose(attempt, SCALAR_TABLE, last_stage=BEFORE_HOLONOMY)
+        if chosen is not None:
+            return chosen
         try:
             spec = holonomy_spec(automaton)
         except DecompositionTooLarge as exc:
             if decided:  # aperiodic, but the plain cascade is beyond the orbit limit
-                return best_cascade(automaton, arch="minmax-scalar", max_steps=max_steps,
-                                    spec_error=exc, cheap=cheap)
+                attempt.spec_error = exc
+                return finish(attempt, SCALAR_TABLE)
             spec = None
         if spec is not None and (decided or all(
                 c["group_order"] is None for level in spec.facts["holonomy_components"]
                 for c in level)):
-            return best_cascade(automaton, arch="minmax-scalar", max_steps=max_steps,
-                                spec=spec, cheap=cheap)
+            attempt.spec = spec
+            return finish(attempt, SCALAR_TABLE)
         try:
-            witness = periodic_witness(automaton, limit=_MONOID_LIMIT)
+            witness = periodic_witness(automaton, limit=LIMITS.monoid_limit)
         except NotExpressible:
             witness = None
     if witness is not None:
@@ -374,8 +367,8 @@ def compile_minmax_scalar(automaton: Automaton, *, max_steps: int = MAX_STEPS) -
     if spec is None:
         raise NotExpressible(f"minmax-scalar: the holonomy decomposition of this "
                              f"{automaton.n_states}-state automaton is too large and its "
-                             f"transition monoid has more than {_MONOID_LIMIT:,} elements: "
-                             f"aperiodicity not decided, no cascade built")
+                             f"transition monoid has more than {LIMITS.monoid_limit:,} "
+                             f"elements: aperiodicity not decided, no cascade built")
     # Non-trivial holonomy groups but no witness within the monoid limit:
     # cascade_network refuses the first level that permutes its points.
     return cascade_network(spec, automaton, arch="minmax-scalar",

@@ -9,12 +9,13 @@ of one level that runs the automaton exactly: the minmax-dense recipe
 (docs/constructions-minmax.md) packaged in the cascade's file format.
 
 It exists for the automata whose decompositions are too large to build: a
-random 40-state machine's holonomy cascade reaches more than 100,000
-coordinate tuples (docs/performance.md), while this unit has |Σ|·n² table
-entries and reaches exactly n.  It says nothing of the automaton's structure
-(no levels, no groups), so :func:`~fsmnet.constructions.minmax_product.best_cascade`
-takes it only when no decomposition fits its budget, and the network's
-options say so (``construction: "dense unit"``).  ``minmax-scalar`` cannot use
+random machine's holonomy cascade reaches far more coordinate tuples than it
+has states (docs/performance.md), while this unit has |Σ|·n² table entries and
+reaches exactly n.  It says nothing of the automaton's structure (no levels, no
+groups), so it is the fallback row of the strategy table
+(:data:`~fsmnet.constructions.minmax_strategies.CASCADE_TABLE`), taken only
+when no decomposition fits its limits, and the network's options say so
+(``construction: "dense unit"``, ``fallback_reason``).  ``minmax-scalar`` cannot use
 it: a scalar unit's step is idempotent, so it carries no such map.
 """
 

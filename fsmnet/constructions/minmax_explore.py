@@ -24,6 +24,7 @@ import numpy as np
 
 from fsmnet.algebra.holonomy.skeleton import DecompositionTooLarge
 from fsmnet.automata import Automaton
+from fsmnet.constructions.minmax_limits import LIMITS
 from fsmnet.errors import FsmnetError, NotExpressible
 from fsmnet.nets.minmax_cascade import MAX_TABLE
 
@@ -34,16 +35,9 @@ one-unit cascade over the states uses (:mod:`fsmnet.constructions.minmax_dense_u
 
 __all__ = ["Action", "CascadeTooLarge", "Tabulated", "explore", "prefix_codes"]
 
-MAX_STEPS = 400_000
-"""Most lifted steps (reached pairs × letters) the exploration takes before it gives
-up: a count, so a refusal is the same on any machine.  Enough for the 88- and
-141-state random reset cascades of the aperiodic survey, which half of it refuses
-(docs/constructions-minmax.md; the times are in docs/performance.md)."""
-
-
-WORK_LEVELS = 20
-"""Levels up to which :data:`MAX_STEPS` applies as it is; deeper cascades get
-``MAX_STEPS · WORK_LEVELS / levels`` steps (the budget is in level actions)."""
+MAX_STEPS = LIMITS.max_steps
+"""The default exploration budget (:attr:`MinMaxLimits.max_steps
+<fsmnet.constructions.minmax_limits.MinMaxLimits.max_steps>`), under its old name."""
 
 
 class CascadeTooLarge(DecompositionTooLarge):
@@ -95,7 +89,7 @@ def explore(sizes: Sequence[int], initial: tuple[int, ...],
     ``lift(symbol, coords)`` gives the action of ``symbol`` at every level
     (each a function of the levels above only); ``max_steps`` (default
     :data:`MAX_STEPS`) bounds the lifted steps, reached pairs × letters, scaled
-    down past :data:`WORK_LEVELS` levels.
+    down past ``LIMITS.work_levels`` levels.
     ``record_moves`` also keeps the lifted transitions and decoded states
     (:attr:`Tabulated.moves`, :attr:`Tabulated.states`).
 
@@ -110,10 +104,11 @@ def explore(sizes: Sequence[int], initial: tuple[int, ...],
     assert automaton.initial is not None
     budget = MAX_STEPS if max_steps is None else max_steps
     n_levels = len(sizes)
-    # A lifted step costs one action per level: past WORK_LEVELS levels the step
+    # A lifted step costs one action per level: past work_levels levels the step
     # budget shrinks in proportion, so that a refusal comes as fast at 200 levels
     # as at 20.
-    steps = budget if n_levels <= WORK_LEVELS else budget * WORK_LEVELS // n_levels
+    work = LIMITS.work_levels
+    steps = budget if n_levels <= work else budget * work // n_levels
     n_sym = automaton.n_symbols
     labels = automaton.output_ids
     delta = [[int(x) for x in row] for row in automaton.delta]

@@ -27,8 +27,8 @@ units are the product of the components' and need not be explored.
 Congruences come from
 :func:`fsmnet.constructions.congruences.congruences` (the bilinear-block
 split's enumeration); when they give no proper factorization, nothing
-changes.  The product form is used when it is smaller than the plain cascade
-or when the plain one is beyond its budget (:func:`best_cascade`).
+changes.  When the product form is used instead of the plain cascade is a row
+of the strategy table (:mod:`fsmnet.constructions.minmax_strategies`).
 """
 
 from __future__ import annotations
@@ -43,41 +43,13 @@ from fsmnet.constructions.congruences import Partition, congruences
 from fsmnet.constructions.minmax_cascade import (
     CascadeSpec,
     CascadeUnits,
-    cascade_network,
     cascade_units,
     unit_params,
 )
-from fsmnet.constructions.minmax_explore import MAX_STEPS
+from fsmnet.constructions.minmax_limits import LIMITS
 from fsmnet.errors import FsmnetError, NotExpressible
 from fsmnet.nets import Network
 from fsmnet.nets.minmax_cascade import MAX_TABLE, SCALAR_KIND
-
-CONGRUENCE_LIMIT = 5_000
-"""Most congruences enumerated when looking for a factorization."""
-
-CONGRUENCE_STEPS = 20_000_000
-"""Union-find steps of that enumeration: a count, so it stops at the same point on any
-machine (seconds at 125 states and 16 letters, docs/performance.md)."""
-
-PLAIN_IS_SMALL = 4
-"""A product cascade whose components reach at most this many coordinate tuples
-per state is taken without building the plain holonomy cascade."""
-
-SMALL_DENSE = 1 << 16
-"""A plain cascade in mixed-radix form (file format 1) with at most this many
-parameters is kept: the CuPy and levelwise Numba kernels take only that form,
-and a product cannot be much smaller in absolute terms."""
-
-FACTOR_FIRST_MAX = 130
-"""Up to this many states the factorization is looked for before the plain holonomy
-decomposition (the congruence search stays cheap there, and the plain decomposition
-of a product such as sequences:8,tracks=2 runs long before it stops);
-above, only when the plain cascade fails or reaches more than
-:data:`PLAIN_IS_SMALL` tuples per state (a 200-state chain then costs no search)."""
-
-KEEP_DENSE_BELOW = 16
-"""Up to this many states the plain cascade is always built and compared (it is
-cheap there, and its mixed-radix form runs on every device kernel)."""
 
 
 def _meet(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...]:
@@ -85,8 +57,8 @@ def _meet(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...]:
     return tuple(seen.setdefault((x, y), len(seen)) for x, y in zip(a, b))
 
 
-def factorization(automaton: Automaton, *, limit: int = CONGRUENCE_LIMIT,
-                  max_steps: int = CONGRUENCE_STEPS) -> list[Partition] | None:
+def factorization(automaton: Automaton, *, limit: int = LIMITS.congruence_limit,
+                  max_steps: int = LIMITS.congruence_steps) -> list[Partition] | None:
     """Congruences whose meet is the identity, each coarser than the identity; None
     when the enumeration finds no such set of two or more.
 
@@ -197,7 +169,7 @@ def product_network(automaton: Automaton, parts: Sequence[Partition], *,
                     arch: str = "minmax-cascade", max_steps: int | None = None) -> Network:
     """The product cascade of ``automaton`` over the congruences ``parts`` (their meet
     must be the identity): a holonomy cascade per quotient, side by side."""
-    budget = MAX_STEPS if max_steps is None else max_steps
+    budget = LIMITS.max_steps if max_steps is None else max_steps
     comps: list[CascadeUnits] = []
     specs: list[CascadeSpec] = []
     for part in parts:
@@ -243,146 +215,6 @@ def product_network(automaton: Automaton, parts: Sequence[Partition], *,
     }
     return Network(arch=arch, params=params, symbols=automaton.symbols,
                    labels=automaton.labels, options=facts, name=automaton.name)
-
-
-def cheap_cascade(automaton: Automaton, *, arch: str, max_steps: int = MAX_STEPS
-                  ) -> tuple[Network | None, Network | None]:
-    """``(chosen, product)``: a cascade found without the plain holonomy decomposition
-    (which alone can dominate the compile, as on the chain ``sequences:16,tracks=1``), and
-    the product cascade if one was built.
-
-    ``chosen`` is the threshold cascade when it applies (n reached tuples: no
-    cascade of this automaton reaches fewer, since its tuples determine the
-    state), else, above :data:`KEEP_DENSE_BELOW` states, the one-hot order
-    cascade of a partially ordered automaton (n reached tuples too), else the
-    smaller (by parameters) of the product cascade when its components reach at
-    most :data:`PLAIN_IS_SMALL` tuples per state of the automaton and, for
-    ``minmax-scalar``, the congruence-chain cascade (n tuples,
-    :mod:`fsmnet.constructions.minmax_chain`), both only when the automaton has
-    more than :data:`KEEP_DENSE_BELOW` states; else None.  The product is
-    only looked for up to :data:`FACTOR_FIRST_MAX` states.
-    """
-    from fsmnet.constructions.minmax_threshold import threshold_spec
-
-    ordered = threshold_spec(automaton)
-    if ordered is not None:
-        return cascade_network(ordered, automaton, arch=arch, max_steps=max_steps,
-                               options={"construction": "threshold"}), None
-    if automaton.n_states > KEEP_DENSE_BELOW:
-        # Partially ordered, letters not monotone: one unit per state, n reached tuples
-        # (the holonomy cascade of a random 40-state one has 28.8 million parameters;
-        # below KEEP_DENSE_BELOW states best_cascade compares the forms instead).
-        onehot = onehot_network(automaton, arch=arch, max_steps=max_steps)
-        if onehot is not None:
-            return onehot, None
-    n = automaton.n_states
-    if n > FACTOR_FIRST_MAX:
-        return None, None
-    chained = (chain_network(automaton, max_steps=max_steps)
-               if arch == "minmax-scalar" and n > KEEP_DENSE_BELOW else None)
-    product = _product(automaton, arch=arch, max_steps=max_steps)
-    small = product is not None and (
-        product.options["reachable_coordinates"] <= PLAIN_IS_SMALL * n)
-    picks = [net for net in (product if small and n > KEEP_DENSE_BELOW else None, chained)
-             if net is not None]
-    return (min(picks, key=lambda net: net.n_params) if picks else None), product
-
-
-def onehot_network(automaton: Automaton, *, arch: str, max_steps: int) -> Network | None:
-    """The one-hot order cascade when the automaton is partially ordered, else None."""
-    from fsmnet.constructions.minmax_threshold import onehot_order_spec
-
-    spec = onehot_order_spec(automaton)
-    if spec is None:
-        return None
-    return cascade_network(spec, automaton, arch=arch, max_steps=max_steps,
-                           options={"construction": "one-hot order"})
-
-
-def chain_network(automaton: Automaton, *, max_steps: int) -> Network | None:
-    """The congruence-chain cascade of scalar units (n reached tuples), or None."""
-    from fsmnet.constructions.minmax_chain import chain_spec
-
-    spec = chain_spec(automaton, scalar=True)
-    if spec is None:
-        return None
-    return cascade_network(spec, automaton, arch="minmax-scalar", max_steps=max_steps,
-                           options={"construction": "congruence chain"})
-
-
-def _product(automaton: Automaton, *, arch: str, max_steps: int) -> Network | None:
-    """The product cascade, or None (no factorization; a component beyond its budget,
-    or, for minmax-scalar, one that permutes)."""
-    from fsmnet.algebra.holonomy.skeleton import DecompositionTooLarge
-
-    parts = factorization(automaton)
-    if parts is None:
-        return None
-    try:
-        return product_network(automaton, parts, arch=arch, max_steps=max_steps)
-    except (DecompositionTooLarge, NotExpressible):
-        return None
-
-
-def best_cascade(automaton: Automaton, *, arch: str, max_steps: int = MAX_STEPS,
-                 spec: CascadeSpec | None = None,
-                 spec_error: Exception | None = None,
-                 cheap: tuple[Network | None, Network | None] | None = None) -> Network:
-    """The cascade to compile: :func:`cheap_cascade`'s choice if any, else the
-    smallest (by parameters) of the plain holonomy cascade and the product
-    cascade; a small plain cascade in mixed-radix form is kept as it is
-    (:data:`SMALL_DENSE`), and so is a plain one with few tuples per state on a
-    large automaton (:data:`PLAIN_IS_SMALL`).
-
-    ``spec`` is the plain cascade's holonomy spec when the caller has it, and
-    ``spec_error`` the :class:`DecompositionTooLarge` when the caller's attempt
-    to build it failed; that error is raised when no other form applies.
-    ``cheap`` is :func:`cheap_cascade`'s answer when the caller has it (the
-    product cascade of an 88-state reset cascade takes a minute to build).
-    """
-    from fsmnet.algebra.holonomy.skeleton import DecompositionTooLarge
-    from fsmnet.constructions.minmax_holonomy import holonomy_spec
-
-    chosen, product = (cheap_cascade(automaton, arch=arch, max_steps=max_steps)
-                       if cheap is None else cheap)
-    if chosen is not None:
-        return chosen
-    plain: Network | None = None
-    failure: Exception | None = spec_error
-    if spec_error is None:
-        try:
-            spec = holonomy_spec(automaton) if spec is None else spec
-            levels = spec.facts.get("holonomy_components")
-            if arch == "minmax-cascade" and levels and all(  # minmax-scalar checked it already
-                    c["group_order"] is None for level in levels for c in level):
-                from fsmnet.constructions.minmax_counter_bound import refuse_if_counter
-
-                # Trivial holonomy groups: every level is a scalar unit, so a counter
-                # chain bounds the plain cascade's reach from below (2^k, the theorem in
-                # docs/constructions-minmax.md); past the budget, skip the exploration,
-                # which could only run out of budget.
-                refuse_if_counter(automaton, max_steps=max_steps)
-            plain = cascade_network(spec, automaton, arch=arch,
-                                    options={"construction": "holonomy"}, max_steps=max_steps)
-        except DecompositionTooLarge as exc:  # CascadeTooLarge included
-            failure = exc
-        except NotExpressible as exc:  # tables too large, or minmax-scalar and a group
-            if arch != "minmax-cascade":
-                raise
-            failure = exc
-    if plain is not None and not plain.options["prefix_indexed"] and (
-            plain.n_params <= SMALL_DENSE):
-        return plain  # small mixed-radix tables: every device kernel takes them
-    if product is None and automaton.n_states > FACTOR_FIRST_MAX and (
-            plain is None or plain.options["reachable_coordinates"]
-            > PLAIN_IS_SMALL * automaton.n_states):
-        product = _product(automaton, arch=arch, max_steps=max_steps)
-    onehot = (onehot_network(automaton, arch=arch, max_steps=max_steps)
-              if automaton.n_states <= KEEP_DENSE_BELOW else None)
-    candidates = [net for net in (plain, product, onehot) if net is not None]
-    if not candidates:
-        raise failure  # type: ignore[misc]
-    return min(candidates, key=lambda net: net.n_params)
 
 
 def component_spec(quotient: Automaton) -> CascadeSpec:
