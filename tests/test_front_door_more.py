@@ -82,6 +82,7 @@ def test_decompose_refuses_too_many_states_before_any_work(
         capsys: pytest.CaptureFixture[str]) -> None:
     line = one_line_error(*cli(["decompose", "symmetric:8,gens"], capsys))
     assert "40320 states" in line and "--max-states 10000" in line
+    assert "raise --max-states (e.g. --max-states 40320)" in line, line
     code, out, _ = cli(["decompose", "symmetric:3", "--max-states", "6"], capsys)
     assert code == 0 and "6 states" in out
     one_line_error(*cli(["decompose", "symmetric:3", "--max-states", "5"], capsys))

@@ -70,7 +70,8 @@ def handle(args: argparse.Namespace) -> int:
         raise FsmnetError(
             f"{automaton.name or args.spec}: {automaton.n_states} states, above "
             f"--max-states {args.max_states} (the decomposition's tables grow with the "
-            "square of the states); raise --max-states to decompose it anyway")
+            f"square of the states); raise --max-states (e.g. --max-states "
+            f"{automaton.n_states}) to decompose it anyway")
     progress_note(f"decomposing {automaton.n_states} states", args.json)
     stages = ["decomposing"] + ([] if args.no_verify else ["checking the action",
                                                           "checking the emulation"])
