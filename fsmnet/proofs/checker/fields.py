@@ -12,9 +12,10 @@ successors is refused with the same words whichever method reads it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from types import MappingProxyType
 from typing import Any
 
 from .core import Automaton, CertificateError, _mat, _same_label, _vec
@@ -61,29 +62,50 @@ def single_label(labels: Sequence[Any], outputs: Sequence[Any], q: int) -> int:
 @dataclass(frozen=True)
 class PairTable:
     """A closed product as listed: pairs (network state, automaton state) and, per pair
-    and symbol, the index of the target pair.  Indices are checked in range; whether
+    and symbol, the index of its target pair.  Indices are checked in range; whether
     each target is the right one is the method's mathematics."""
 
     pairs: tuple[tuple[int, int], ...]
     transitions: tuple[tuple[int, ...], ...]
 
 
+@dataclass(frozen=True)
+class PairWords:
+    """A method's messages for a bad pair table (format fields: ``p`` a pair as listed,
+    ``i`` its index, ``a`` a symbol, ``t`` a target, and the caller's ``context``)."""
+
+    no_pairs: str  # no pair at all
+    bad_pair: str  # a pair that is not [state, automaton state] in range
+    rows: str  # not one row of transitions per pair
+    row: str  # pair i: not one target per symbol
+    target: str  # pair i, symbol a: a target that is not a pair
+
+
+PRODUCT_WORDS = PairWords(
+    "every pair needs its row of transitions", "bad pair {p!r}",
+    "every pair needs its row of transitions", "pair {i}: needs one transition per symbol",
+    "pair {i}, symbol {a}: bad target {t!r}")
+
+
 def read_pair_table(pairs: Any, transitions: Any, n_states: int, n_auto: int,
-                    n_symbols: int, where: str = "") -> PairTable:
-    """Pairs and transitions of an exact product; ``where`` ("component 2, ") prefixes
-    every message."""
-    if not pairs or len(transitions) != len(pairs):
-        raise CertificateError(f"{where}every pair needs its row of transitions")
+                    n_symbols: int, words: PairWords,
+                    context: Mapping[str, object] = MappingProxyType({})) -> PairTable:
+    """Pairs and transitions of a listed product, every index in range, refused in
+    ``words`` (formatted with ``context`` too)."""
+    if not pairs:
+        raise CertificateError(words.no_pairs.format(**context))
     for p in pairs:
         if not (isinstance(p, list) and len(p) == 2 and is_index(p[0], n_states)
                 and is_index(p[1], n_auto)):
-            raise CertificateError(f"{where}bad pair {p!r}")
-    for p, row in enumerate(transitions):
+            raise CertificateError(words.bad_pair.format(p=p, **context))
+    if not isinstance(transitions, list) or len(transitions) != len(pairs):
+        raise CertificateError(words.rows.format(**context))
+    for i, row in enumerate(transitions):
         if not isinstance(row, list) or len(row) != n_symbols:
-            raise CertificateError(f"{where}pair {p}: needs one transition per symbol")
+            raise CertificateError(words.row.format(i=i, **context))
         for a, t in enumerate(row):
             if not is_index(t, len(pairs)):
-                raise CertificateError(f"{where}pair {p}, symbol {a}: bad target {t!r}")
+                raise CertificateError(words.target.format(i=i, a=a, t=t, **context))
     return PairTable(tuple((h, q) for h, q in pairs), tuple(tuple(row) for row in transitions))
 
 

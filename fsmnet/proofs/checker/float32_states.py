@@ -20,10 +20,18 @@ from __future__ import annotations
 
 import math
 import struct
+from dataclasses import dataclass
 from typing import Any
 
-from .core import CertificateError, _automaton_table, _same_label
+from .core import Automaton, CertificateError, _same_label, read_automaton
+from .fields import PairTable, PairWords, read_pair_table
 from .float32_replay import OVERFLOW, label, model32, step
+
+FLOAT32_WORDS = PairWords(
+    "pairs must be [state, automaton state] within range",
+    "pairs must be [state, automaton state] within range",
+    "one transition row per pair is required", "pair {i}: one target per symbol is required",
+    "pair {i}, symbol {a}: bad target {t!r}")
 
 
 def _state(entry: Any) -> list[float]:
@@ -43,51 +51,55 @@ def _same_bits(x: list[float], y: list[float]) -> bool:
     return [struct.pack(">f", a) for a in x] == [struct.pack(">f", b) for b in y]
 
 
-def _pairs(cert: dict[str, Any], n_states: int, n_auto: int) -> list[tuple[int, int]]:
-    pairs = cert["pairs"]
-    if not (isinstance(pairs, list) and pairs and all(
-            isinstance(p, list) and len(p) == 2 and all(isinstance(i, int) for i in p)
-            and 0 <= p[0] < n_states and 0 <= p[1] < n_auto for p in pairs)):
-        raise CertificateError("pairs must be [state, automaton state] within range")
-    return [(p[0], p[1]) for p in pairs]
+@dataclass(frozen=True)
+class Float32Product:
+    """A float32-product certificate, parsed: the float32 model (A32, R32, h_0) derived
+    from the exact one, the listed float32 states and the pair table."""
+
+    automaton: Automaton
+    labels: tuple[Any, ...]
+    mats: list[list[list[float]]]
+    readout: list[list[float]]
+    h0: list[float]
+    states: tuple[list[float], ...]
+    table: PairTable
+
+
+def parse_float32_product(cert: dict[str, Any]) -> Float32Product:
+    if cert.get("rounding") != "float32-reference":
+        raise CertificateError("a float32-product certificate has rounding 'float32-reference'")
+    auto = read_automaton(cert["automaton"])
+    labels = tuple(cert["network"]["labels"])
+    mats, readout, h0 = model32(cert["network"]["model"])
+    if len(mats) != auto.n_symbols or len(readout) != len(labels):
+        raise CertificateError("model and automaton sizes differ")
+    states = tuple(_state(s) for s in cert["states"])
+    if any(len(s) != len(h0) for s in states):
+        raise CertificateError("a state's size differs from the model's")
+    table = read_pair_table(cert["pairs"], cert["transitions"], len(states), auto.n_states,
+                            auto.n_symbols, FLOAT32_WORDS)
+    return Float32Product(auto, labels, mats, readout, h0, states, table)
 
 
 def check_float32_product(cert: dict[str, Any]) -> str:
     """Re-check a ``float32-product`` certificate; a one-line summary or CertificateError."""
-    if cert.get("rounding") != "float32-reference":
-        raise CertificateError("a float32-product certificate has rounding 'float32-reference'")
-    delta, outputs, q0, _ = _automaton_table(cert["automaton"])
-    labels = cert["network"]["labels"]
-    mats, readout, h0 = model32(cert["network"]["model"])
-    if len(mats) != len(delta) or len(readout) != len(labels):
-        raise CertificateError("model and automaton sizes differ")
-    states = [_state(s) for s in cert["states"]]
-    if any(len(s) != len(h0) for s in states):
-        raise CertificateError("a state's size differs from the model's")
-    pairs = _pairs(cert, len(states), len(outputs))
-    if pairs[0][1] != q0 or not _same_bits(states[pairs[0][0]], h0):
+    fp = parse_float32_product(cert)
+    delta, outputs, pairs = fp.automaton.delta, fp.automaton.outputs, fp.table.pairs
+    if pairs[0][1] != fp.automaton.initial or not _same_bits(fp.states[pairs[0][0]], fp.h0):
         raise CertificateError("pair 0 is not (h_0, initial state)")
-    trans = cert["transitions"]
-    if not (isinstance(trans, list) and len(trans) == len(pairs)):
-        raise CertificateError("one transition row per pair is required")
     images: dict[tuple[int, int], list[float] | None] = {}
-    for i, (s, q) in enumerate(pairs):
-        lab = label(readout, states[s])
-        if lab == OVERFLOW or not _same_label(labels[lab], outputs[q]):
+    for i, ((s, q), row) in enumerate(zip(pairs, fp.table.transitions)):
+        lab = label(fp.readout, fp.states[s])
+        if lab == OVERFLOW or not _same_label(fp.labels[lab], outputs[q]):
             raise CertificateError(f"pair {i}: the float32 label differs from the automaton's "
                                    f"output {outputs[q]!r}")
-        row = trans[i]
-        if not (isinstance(row, list) and len(row) == len(delta)):
-            raise CertificateError(f"pair {i}: one target per symbol is required")
         for a, t in enumerate(row):
-            if not (isinstance(t, int) and 0 <= t < len(pairs)):
-                raise CertificateError(f"pair {i}, symbol {a}: bad target {t!r}")
             if (s, a) not in images:
-                images[(s, a)] = step(mats[a], states[s])
+                images[(s, a)] = step(fp.mats[a], fp.states[s])
             image = images[(s, a)]
             ts, tq = pairs[t]
-            if image is None or not _same_bits(image, states[ts]) or tq != delta[a][q]:
+            if image is None or not _same_bits(image, fp.states[ts]) or tq != delta[a][q]:
                 raise CertificateError(f"pair {i}, symbol {a}: the replayed float32 step does "
                                        f"not reach pair {t}")
-    return (f"valid: float32 product closed over {len(pairs)} pairs, {len(states)} float32 "
+    return (f"valid: float32 product closed over {len(pairs)} pairs, {len(fp.states)} float32 "
             f"states (covers the float32 reference step)")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -10,11 +12,15 @@ from .block import block_model
 from .core import CertificateError, _argmax, _mat, _matvec, _normalize, _vec
 
 
+@dataclass(frozen=True)
 class _Model:
-    """A network model the checker can run: initial state, step, readout (label index)."""
+    """A network model the checker can run: initial state, step, readout (label index),
+    and the reader of a state as a certificate lists it."""
 
-    def __init__(self, h0: Any, step: Any, label: Any, state: Any) -> None:
-        self.h0, self.step, self.label, self.state = h0, step, label, state
+    h0: Any
+    step: Callable[[Any, int], Any]
+    label: Callable[[Any], int]
+    state: Callable[[Any], Any]
 
 
 def _linear_model(model: dict[str, Any], k: int, n_labels: int) -> _Model:
@@ -114,6 +120,119 @@ def _dense_model(model: dict[str, Any], k: int, n_labels: int) -> _Model:
                   lambda x: _argmax([_maxmin(row, x) for row in readout]), _vec)
 
 
+@dataclass(frozen=True)
+class _UnitTables:
+    """One cascade unit's step tables, per symbol and per code of the units it reads:
+    ``scalar``: r and s numbers (x' = max(min(r, x), s)); ``matrix``: R matrices and
+    s vectors (x' = (R ⊗ x) ⊕ s)."""
+
+    kind: str
+    size: int
+    r: tuple[Any, ...]
+    s: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class _Cascade:
+    """A minmax-cascade model, parsed (see :func:`_cascade_model`)."""
+
+    units: tuple[_UnitTables, ...]
+    links: Any  # None, or per unit its table: prefix code -> value -> code
+    comp: tuple[int, ...]  # the component of each unit
+    joins: tuple[Any, ...]
+    chains: tuple[tuple[int, ...], ...]  # the units of each component, in order
+    above: tuple[int, ...]  # per unit: how many units of its component it reads
+    readout: tuple[int, ...]  # label index per final code
+
+    def values(self, state: list[list[Fraction]]) -> list[int]:
+        """The value of every unit: clip(floor(x), 1, m) − 1, or the first argmax."""
+        if len(state) != len(self.units):
+            raise CertificateError("a cascade state needs one entry per unit")
+        out = []
+        for unit, x in zip(self.units, state):
+            if unit.kind == "scalar":
+                if len(x) != 1:
+                    raise CertificateError("a scalar unit holds one value")
+                out.append(min(max(math.floor(x[0]), 1), unit.size) - 1)
+            else:
+                if len(x) != unit.size:
+                    raise CertificateError("a matrix unit holds one value per point")
+                out.append(_argmax(x))
+        return out
+
+    def prefixes(self, vals: list[int]) -> list[list[int]]:
+        """Per component, its code after 0, 1, ... of its units."""
+        out = []
+        for chain in self.chains:
+            codes = [0]
+            for u in chain:
+                c = codes[-1]
+                codes.append(c * self.units[u].size + vals[u] if self.links is None
+                             else self.links[u][c][vals[u]])
+            out.append(codes)
+        return out
+
+    def label(self, state: list[list[Fraction]]) -> int:
+        codes = self.prefixes(self.values(state))
+        code = codes[0][-1]
+        for c, join in enumerate(self.joins, start=1):
+            code = join[code][codes[c][-1]]
+        return int(self.readout[code])
+
+    def step(self, state: list[list[Fraction]], a: int) -> list[list[Fraction]]:
+        codes = self.prefixes(self.values(state))  # all read at t-1, before any update
+        new = []
+        for u, (unit, x) in enumerate(zip(self.units, state)):
+            d = codes[self.comp[u]][self.above[u]]
+            if unit.kind == "scalar":
+                new.append([max(min(unit.r[a][d], x[0]), unit.s[a][d])])
+            else:
+                new.append(_affine(unit.r[a][d], unit.s[a][d], x))
+        return new
+
+
+def _unit_tables(unit: dict[str, Any], u: int, k: int, domain: int) -> _UnitTables:
+    """Unit u's tables: one per symbol, each over the ``domain`` codes it reads."""
+    r: tuple[Any, ...]
+    s: tuple[Any, ...]
+    if unit["kind"] == "scalar":
+        r, s = tuple(_vec(v) for v in unit["r"]), tuple(_vec(v) for v in unit["s"])
+    elif unit["kind"] == "matrix":
+        r = tuple([_MaxMinMatrix(_mat(m)) for m in v] for v in unit["R"])
+        s = tuple([_vec(m) for m in v] for v in unit["s"])
+    else:
+        raise CertificateError(f"unknown unit kind {unit['kind']!r}")
+    if len(r) != k or len(s) != k or not all(len(v) == domain for v in r + s):
+        raise CertificateError(f"unit {u}: need a table per symbol over {domain} codes")
+    return _UnitTables(unit["kind"], unit["size"], r, s)
+
+
+def _read_cascade(model: dict[str, Any], k: int, n_labels: int) -> _Cascade:
+    units = model["units"]
+    levels = [u["level"] for u in units]
+    sizes = [u["size"] for u in units]
+    if not units or not all(isinstance(v, int) for v in levels + sizes) or levels != sorted(
+            levels) or min(levels) < 0 or min(sizes) < 1:
+        raise CertificateError("cascade units need sorted levels >= 0 and sizes >= 1")
+    links = model.get("links")
+    if links is not None and (not isinstance(links, list) or len(links) != len(units)):
+        raise CertificateError("a prefix-indexed cascade needs one link table per unit")
+    comp, joins = _components(model, len(units), links)
+    chains = [[u for u in range(len(units)) if comp[u] == c] for c in range(len(joins) + 1)]
+    above = [sum(1 for w in chains[comp[u]] if levels[w] < lv) for u, lv in enumerate(levels)]
+    finals = _join_finals(joins, len(model["readout"]))
+    rows = [_link_rows(None if links is None else [links[u] for u in chain],
+                       [sizes[u] for u in chain], finals[c], chain)
+            for c, chain in enumerate(chains)]
+    tables = tuple(_unit_tables(unit, u, k, rows[comp[u]][above[u]])
+                   for u, unit in enumerate(units))
+    readout = model["readout"]
+    if not all(isinstance(c, int) and 0 <= c < n_labels for c in readout):
+        raise CertificateError("the readout needs one label index per code")
+    return _Cascade(tables, links, tuple(comp), tuple(joins),
+                    tuple(tuple(chain) for chain in chains), tuple(above), tuple(readout))
+
+
 def _cascade_model(model: dict[str, Any], k: int, n_labels: int) -> _Model:
     """minmax-cascade: units by level; every unit reads the units of smaller
     levels at t-1 (before anyone updates) to pick its step.
@@ -129,90 +248,9 @@ def _cascade_model(model: dict[str, Any], k: int, n_labels: int) -> _Model:
     levels; the label is readout[ρ], ρ = final code of component 0 then
     ρ = joins[c-1][ρ][final code of component c] for c = 1, 2, ...
     """
-    units = model["units"]
-    levels = [u["level"] for u in units]
-    sizes = [u["size"] for u in units]
-    if not units or not all(isinstance(v, int) for v in levels + sizes) or levels != sorted(
-            levels) or min(levels) < 0 or min(sizes) < 1:
-        raise CertificateError("cascade units need sorted levels >= 0 and sizes >= 1")
-    links = model.get("links")
-    if links is not None and (not isinstance(links, list) or len(links) != len(units)):
-        raise CertificateError("a prefix-indexed cascade needs one link table per unit")
-    comp, joins = _components(model, len(units), links)
-    n_comp = len(joins) + 1
-    chains = [[u for u in range(len(units)) if comp[u] == c] for c in range(n_comp)]
-    above = [sum(1 for w in chains[comp[u]] if levels[w] < lv) for u, lv in enumerate(levels)]
-    finals = _join_finals(joins, len(model["readout"]))
-    rows = [_link_rows(None if links is None else [links[u] for u in chain],
-                       [sizes[u] for u in chain], finals[c], chain)
-            for c, chain in enumerate(chains)]
-    tables: list[tuple[str, Any, Any]] = []
-    for u, unit in enumerate(units):
-        r: Any
-        s: Any
-        domain = rows[comp[u]][above[u]]
-        if unit["kind"] == "scalar":
-            r, s = [_vec(v) for v in unit["r"]], [_vec(v) for v in unit["s"]]
-            ok = all(len(v) == domain for v in r + s)
-        elif unit["kind"] == "matrix":
-            r = [[_MaxMinMatrix(_mat(m)) for m in v] for v in unit["R"]]
-            s = [[_vec(m) for m in v] for v in unit["s"]]
-            ok = all(len(v) == domain for v in r + s)
-        else:
-            raise CertificateError(f"unknown unit kind {unit['kind']!r}")
-        if len(r) != k or len(s) != k or not ok:
-            raise CertificateError(f"unit {u}: need a table per symbol over {domain} codes")
-        tables.append((unit["kind"], r, s))
-    readout = model["readout"]
-    if not all(isinstance(c, int) and 0 <= c < n_labels for c in readout):
-        raise CertificateError("the readout needs one label index per code")
-
-    def values(state: list[list[Fraction]]) -> list[int]:
-        if len(state) != len(units):
-            raise CertificateError("a cascade state needs one entry per unit")
-        out = []
-        for (kind, _, _), m, x in zip(tables, sizes, state):
-            if kind == "scalar":
-                if len(x) != 1:
-                    raise CertificateError("a scalar unit holds one value")
-                out.append(min(max(math.floor(x[0]), 1), m) - 1)
-            else:
-                if len(x) != m:
-                    raise CertificateError("a matrix unit holds one value per point")
-                out.append(_argmax(x))
-        return out
-
-    def prefixes(vals: list[int]) -> list[list[int]]:
-        """Per component, its code after 0, 1, ... of its units."""
-        out = []
-        for chain in chains:
-            codes = [0]
-            for u in chain:
-                c = codes[-1]
-                codes.append(c * sizes[u] + vals[u] if links is None else links[u][c][vals[u]])
-            out.append(codes)
-        return out
-
-    def label(state: list[list[Fraction]]) -> int:
-        codes = prefixes(values(state))
-        code = codes[0][-1]
-        for c, join in enumerate(joins, start=1):
-            code = join[code][codes[c][-1]]
-        return int(readout[code])
-
-    def step(state: list[list[Fraction]], a: int) -> list[list[Fraction]]:
-        codes = prefixes(values(state))  # all read at t-1, before any update
-        new = []
-        for u, ((kind, r, s), x) in enumerate(zip(tables, state)):
-            d = codes[comp[u]][above[u]]
-            if kind == "scalar":
-                new.append([max(min(r[a][d], x[0]), s[a][d])])
-            else:
-                new.append(_affine(r[a][d], s[a][d], x))
-        return new
-
-    return _Model([_vec(x) for x in (u["x0"] for u in units)], step, label,
-                  lambda state: [_vec(x) for x in state])
+    cascade = _read_cascade(model, k, n_labels)
+    return _Model([_vec(x) for x in (u["x0"] for u in model["units"])], cascade.step,
+                  cascade.label, lambda state: [_vec(x) for x in state])
 
 
 def _components(model: dict[str, Any], n_units: int, links: Any

@@ -3,46 +3,54 @@ closed under every symbol, that agrees on outputs."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from .core import CertificateError, _automaton_table, _same_label
-from .models import MODELS
+from .core import Automaton, CertificateError, _same_label, read_automaton
+from .fields import PRODUCT_WORDS, PairTable, read_pair_table
+from .models import MODELS, _Model
+
+
+@dataclass(frozen=True)
+class ProductCertificate:
+    """An exact-product certificate, parsed: the listed states read by the model."""
+
+    automaton: Automaton
+    labels: tuple[Any, ...]
+    model: _Model
+    states: tuple[Any, ...]
+    table: PairTable
+
+
+def parse_product(cert: dict[str, Any]) -> ProductCertificate:
+    auto, net = read_automaton(cert["automaton"]), cert["network"]
+    build = MODELS.get(net["model"].get("type"))
+    if build is None:
+        raise CertificateError(f"unsupported model type {net['model'].get('type')!r}")
+    labels = tuple(net["labels"])
+    model = build(net["model"], auto.n_symbols, len(labels))
+    if not isinstance(cert["states"], list):
+        raise CertificateError("states must be a list")
+    states = tuple(model.state(h) for h in cert["states"])
+    table = read_pair_table(cert["pairs"], cert["transitions"], len(states), auto.n_states,
+                            auto.n_symbols, PRODUCT_WORDS)
+    return ProductCertificate(auto, labels, model, states, table)
 
 
 def check_product(cert: dict[str, Any]) -> None:
     """Raise CertificateError unless the exact-product claim holds."""
-    auto, net = cert["automaton"], cert["network"]
-    delta, outputs, q0, _ = _automaton_table(auto)
-    k, n = len(delta), len(outputs)
-    build = MODELS.get(net["model"].get("type"))
-    if build is None:
-        raise CertificateError(f"unsupported model type {net['model'].get('type')!r}")
-    labels = net["labels"]
-    model = build(net["model"], k, len(labels))
-    if not isinstance(cert["states"], list):
-        raise CertificateError("states must be a list")
-    states = [model.state(h) for h in cert["states"]]
-    pairs, trans = cert["pairs"], cert["transitions"]
-    if not pairs or len(trans) != len(pairs):
-        raise CertificateError("every pair needs its row of transitions")
-    for p in pairs:
-        if not (isinstance(p, list) and len(p) == 2 and 0 <= p[0] < len(states)
-                and 0 <= p[1] < n):
-            raise CertificateError(f"bad pair {p!r}")
-    if states[pairs[0][0]] != model.h0 or pairs[0][1] != q0:
+    pc = parse_product(cert)
+    delta, outputs, pairs = pc.automaton.delta, pc.automaton.outputs, pc.table.pairs
+    if pc.states[pairs[0][0]] != pc.model.h0 or pairs[0][1] != pc.automaton.initial:
         raise CertificateError("pair 0 is not (h0, q0)")
-    for p, ((hi, q), row) in enumerate(zip(pairs, trans)):
-        h = states[hi]
-        got = labels[model.label(h)]
+    for p, ((hi, q), row) in enumerate(zip(pairs, pc.table.transitions)):
+        h = pc.states[hi]
+        got = pc.labels[pc.model.label(h)]
         if not _same_label(got, outputs[q]):
             raise CertificateError(f"pair {p}: readout gives {got!r}, automaton {outputs[q]!r}")
-        if not isinstance(row, list) or len(row) != k:
-            raise CertificateError(f"pair {p}: needs one transition per symbol")
         for a, t in enumerate(row):
-            if not (isinstance(t, int) and 0 <= t < len(pairs)):
-                raise CertificateError(f"pair {p}, symbol {a}: bad target {t!r}")
             th, tq = pairs[t]
             if tq != delta[a][q]:
                 raise CertificateError(f"pair {p}, symbol {a}: automaton target differs")
-            if states[th] != model.step(h, a):
+            if pc.states[th] != pc.model.step(h, a):
                 raise CertificateError(f"pair {p}, symbol {a}: network target differs")
