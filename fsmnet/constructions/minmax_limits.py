@@ -27,6 +27,11 @@ class MinMaxLimits:
     ``max_steps · work_levels / levels`` steps, since a lifted step costs one
     action per level."""
 
+    pair_graph_pairs: int = 4_000_000
+    """Most pairs of states the pair graph is built over to rule a product out at once
+    (:mod:`fsmnet.constructions.minmax_pair_graph`; about 2,800 states); above, the
+    congruence enumeration alone decides."""
+
     congruence_limit: int = 5_000
     """Most congruences enumerated when looking for a product factorization."""
 

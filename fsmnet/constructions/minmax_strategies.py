@@ -128,8 +128,12 @@ def _onehot(at: Attempt) -> Network | str:
 
 
 def _product(at: Attempt) -> Network | str:
+    from fsmnet.constructions.minmax_pair_graph import subdirectly_irreducible
     from fsmnet.constructions.minmax_product import factorization, product_network
 
+    if subdirectly_irreducible(at.automaton.delta, max_pairs=at.limits.pair_graph_pairs):
+        return ("subdirectly irreducible (its congruence lattice has one atom, read off "
+                "the pair graph): no product of quotients")
     parts = factorization(at.automaton, limit=at.limits.congruence_limit,
                           max_steps=at.limits.congruence_steps)
     if parts is None:
