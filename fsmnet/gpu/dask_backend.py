@@ -22,9 +22,14 @@ CuPy backend on the worker's GPU, and the path says ``+cupy``.
 
 The tasks run on whatever scheduler is active: a ``dask.distributed.Client``
 if one was created (``Client(LocalCluster())`` or ``Client("tcp://host:8786")``
-for a real cluster), else Dask's threaded scheduler.  A NumPy input is cut
-into blocks of ``chunk`` symbols; a dask-array input keeps its own blocks,
-and then ``outputs="all"`` returns a lazy dask array.
+for a real cluster), else a client connected to Dask's ``scheduler-address``
+setting (the ``DASK_SCHEDULER_ADDRESS`` environment variable, so that
+``fsmnet run --backend dask`` reaches a cluster), else Dask's threaded
+scheduler.  A NumPy input is cut into blocks of ``chunk`` symbols; on a
+distributed client the blocks are scattered to the workers once, and both
+phases run where their block lies.  A dask-array input keeps its own blocks,
+and then ``outputs="all"`` returns a lazy dask array.  Automaton labels come
+back in the narrow label type of the other backends (int8 for up to 127 labels).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ import numpy as np
 from numba import njit
 
 from fsmnet.automata import Automaton
+from fsmnet.gpu.common import automaton_label_dtype
 from fsmnet.gpu.words import monoid_element, run_words, word_length
 
 DEFAULT_BLOCK = 1 << 22
@@ -98,11 +104,26 @@ def _on_device(block: Any, n_symbols: int) -> bool:
     return True
 
 
+def _interleaved(block: np.ndarray, table: Any, a: Automaton, outputs: str) -> bool:
+    """Whether the interleaved chains (fsmnet.gpu.numba_interleaved) can run this block:
+    a small Cayley table, byte symbols, int8 labels for the replay."""
+    from fsmnet.gpu.numba_interleaved import MONOID_LIMIT, usable
+
+    return (table is not None and table[0].size <= MONOID_LIMIT and usable(a.n_symbols)
+            and (outputs == "last" or automaton_label_dtype(a) == np.int8))
+
+
 def _summary_automaton(block: Any, table: Any, delta: np.ndarray, a: Automaton) -> np.ndarray:
     if _on_device(block, a.n_symbols):
         from fsmnet.gpu.cupy_automaton import transformation
 
         return transformation(a, block)
+    if _interleaved(block, table, a, "last"):
+        # Four chunk chains on the task's thread (serial kernels: a threaded worker runs
+        # several tasks at once, and Numba's thread pool takes one launch at a time).
+        from fsmnet.gpu.numba_interleaved import transformation as chains_transformation
+
+        return chains_transformation(delta, table, _bytes(block))
     if table is not None:
         cayley, elements, identity = table
         m = word_length(cayley.shape[1], cayley.shape[0])
@@ -112,22 +133,37 @@ def _summary_automaton(block: Any, table: Any, delta: np.ndarray, a: Automaton) 
     return block_all_states(delta, block)
 
 
-def _replay_automaton(block: Any, delta: np.ndarray, out_ids: np.ndarray, q: int,
+def _replay_automaton(block: Any, table: Any, delta: np.ndarray, out_ids: np.ndarray, q: int,
                       a: Automaton) -> np.ndarray:
     if _on_device(block, a.n_symbols):
         from fsmnet.gpu.cupy_automaton import run_automaton
 
         return run_automaton(a, block, "all", q, None, "auto")[0]  # type: ignore[no-any-return]
+    if _interleaved(block, table, a, "all"):
+        from fsmnet.gpu.numba_interleaved import evaluate_interleaved, layout
+
+        groups, size = layout(len(block), 1, 1, None)
+        labels, _ = evaluate_interleaved(delta, out_ids, table, _bytes(block), q, "all", groups,
+                                         size, parallel=False)
+        assert labels is not None
+        return labels
     m = word_length(a.n_symbols, a.n_states)
     if m >= 4 and len(a.labels) <= 127:  # m symbols a step, int8 labels packed
         small = np.empty(len(block), dtype=np.int8)
         run_words(delta, out_ids, block, q, small, m)
-        return small.astype(np.int64)
+        return small
     from fsmnet.gpu.numba_automaton import run_sequential
 
-    res = np.empty(len(block), dtype=np.int64)
+    res = np.empty(len(block), dtype=automaton_label_dtype(a))
     run_sequential(delta, out_ids, block, q, res)
     return res
+
+
+def _bytes(block: np.ndarray) -> np.ndarray:
+    """A block as contiguous uint8 (its symbols are below 256)."""
+    if block.dtype == np.uint8:
+        return np.ascontiguousarray(block)
+    return block.astype(np.uint8)
 
 
 def _linear_on_device(block: Any, net: Any) -> bool:
@@ -178,6 +214,31 @@ def _chase_block(block: Any, net: Any, state: Any, want: str) -> tuple[Any, Any]
 
 
 # ------------------------------------------------------------------ driver
+_CONNECTED: list[Any] = []  # the client this module opened from the Dask config, if any
+
+
+def distributed_client() -> Any:
+    """The active ``dask.distributed`` client; else one connected to the address in
+    Dask's ``scheduler-address`` setting (``DASK_SCHEDULER_ADDRESS``), opened once;
+    else None (Dask's threaded scheduler runs the tasks)."""
+    try:
+        from distributed import Client, default_client
+    except ImportError:
+        return None
+    try:
+        return default_client()
+    except ValueError:
+        pass
+    import dask
+
+    address = dask.config.get("scheduler-address", None)
+    if not address:
+        return None
+    if not _CONNECTED or _CONNECTED[0].status != "running":
+        _CONNECTED[:] = [Client(address)]  # the default from now on: dask.compute uses it
+    return _CONNECTED[0]
+
+
 def evaluate_dask(model: Any, symbols: Any, *, outputs: str, start: Any, chunk: int | None,
                   path: str) -> tuple[Any, Any, str]:
     """The Dask backend behind :func:`fsmnet.gpu.evaluate` (same contract as the others).
@@ -201,19 +262,31 @@ def _evaluate(model: Any, symbols: Any, *, outputs: str, start: Any, chunk: int 
 
     n_symbols = model.n_symbols if isinstance(model, Automaton) else len(model.symbols)
     lazy = isinstance(symbols, da.Array)
+    if path not in ("auto", "blocks", "chase"):
+        raise SpecError("dask paths are auto, blocks and chase", source="<evaluate>",
+                        field="path", value=path)
     if lazy:
         if symbols.ndim != 1 or not np.issubdtype(symbols.dtype, np.integer):
             raise SpecError("symbols must be a 1-D integer array of symbol indices",
                             source="<evaluate>", field="symbols", value=str(symbols.dtype))
         arr = symbols
+        blocks: list[Any] = list(arr.to_delayed().ravel())
+        lengths = [int(c) for c in arr.chunks[0]]
     else:
         host = symbols_array(symbols, n_symbols)
         arr = da.from_array(host, chunks=chunk or min(DEFAULT_BLOCK, max(1, len(host))))
-    if path not in ("auto", "blocks", "chase"):
-        raise SpecError("dask paths are auto, blocks and chase", source="<evaluate>",
-                        field="path", value=path)
-    blocks = list(arr.to_delayed().ravel())
-    lengths = [int(c) for c in arr.chunks[0]]
+        lengths = [int(c) for c in arr.chunks[0]]
+        client = distributed_client()
+        if client is None:
+            blocks = list(arr.to_delayed().ravel())
+        else:
+            # On a cluster the blocks go to the workers once and both phases run where
+            # they lie; embedded in the task graph they would travel with every phase.
+            cuts = np.cumsum([0, *lengths])
+            # Keys of their own (hash=False): content-hashed keys are shared with an
+            # earlier call's blocks of the same content, whose release loses them.
+            blocks = list(client.scatter([host[b:e] for b, e in zip(cuts[:-1], cuts[1:])],
+                                         hash=False))
     if isinstance(model, Automaton):
         if path == "chase":
             raise SpecError("automata use the 'blocks' path on dask", source="<evaluate>",
@@ -278,8 +351,8 @@ def _automaton(a: Automaton, arr: Any, blocks: list[Any], lengths: list[int], ou
     out_ids = np.ascontiguousarray(a.output_ids if a.outputs is not None
                                    else np.zeros(a.n_states, dtype=np.int64))
     replay = dask.delayed(_replay_automaton, pure=True)
-    parts = [replay(b, delta, out_ids, s, a) for b, s in zip(blocks, starts)]
-    return _finish(parts, lengths, lazy), q, path
+    parts = [replay(b, table, delta, out_ids, s, a) for b, s in zip(blocks, starts)]
+    return _finish(parts, lengths, lazy, automaton_label_dtype(a)), q, path
 
 
 def _linear(net: Any, blocks: list[Any], lengths: list[int], outputs: str, start: Any,
@@ -302,18 +375,19 @@ def _linear(net: Any, blocks: list[Any], lengths: list[int], outputs: str, start
         return None, h, "block-products"
     replay = dask.delayed(_replay_linear, pure=True)
     parts = [replay(b, mats, readout, s, net) for b, s in zip(blocks, starts)]
-    return _finish(parts, lengths, lazy), h, "block-products"
+    return _finish(parts, lengths, lazy, np.dtype(np.int64)), h, "block-products"
 
 
-def _finish(parts: list[Any], lengths: list[int], lazy: bool) -> Any:
+def _finish(parts: list[Any], lengths: list[int], lazy: bool, dtype: np.dtype) -> Any:
+    """The replayed blocks' labels in order: a lazy dask array for a dask input."""
     import dask
     import dask.array as da
 
     if lazy:
-        return da.concatenate([da.from_delayed(p, shape=(n,), dtype=np.int64)
+        return da.concatenate([da.from_delayed(p, shape=(n,), dtype=dtype)
                                for p, n in zip(parts, lengths)])
     done = dask.compute(*parts)
-    return np.concatenate(done) if done else np.zeros(0, dtype=np.int64)
+    return np.concatenate(done) if done else np.zeros(0, dtype=dtype)
 
 
 def _collect(outs: list[Any], lengths: list[int], outputs: str, lazy: bool) -> Any:
