@@ -440,3 +440,47 @@ def test_the_property_sees_proofs_and_refutations():
     tally()
     assert seen.get("proved", 0) >= 5 and seen.get("refuted", 0) >= 1, seen
     assert seen.get("proved with a staircase", 0) >= 1, seen
+
+
+# --------------------------------------------------- compiled networks, every class
+THREE_LETTERS = Automaton(delta=[[1, 0], [1, 0], [0, 1]], symbols=["a", "b", "c"], initial=0,
+                          outputs=[True, False])  # parity of #a + #b; c changes nothing
+AT_LEAST_3 = Automaton(delta=[[1, 2, 3, 3], [0, 1, 2, 3]], symbols=["a", "b"], initial=0,
+                       outputs=[False, False, False, True])
+
+
+@pytest.mark.parametrize("arch", ["bilinear-real-diag", "bilinear-positive-diag",
+                                  "bilinear-r2"])
+@pytest.mark.parametrize("automaton", [*SMALL_AUTOMATA, THREE_LETTERS, AT_LEAST_3],
+                         ids=["parity", "no-1", "two-0s", "parity-x-seen", "three-letters",
+                              "at-least-3"])
+def test_compiled_networks_of_every_diagonal_class(arch, automaton, shortest_disagreement):
+    """Every construction (R2 rotations by π are real) is proved, the checker accepts
+    it, and the reference evaluator agrees on every word up to length 6."""
+    from fsmnet.errors import NotExpressible
+
+    try:
+        net = fsmnet.compile(automaton, arch)
+    except NotExpressible:
+        return  # positive-diag has no sign to count parity with
+    aligned = prepare_automaton(automaton, net)
+    check_certificate(proof_of(net, aligned))
+    assert shortest_disagreement(net, aligned, 6) is None
+
+
+def test_irrational_rotations_are_left_to_the_count_abstraction():
+    mod3 = Automaton(delta=[[1, 2, 0], [0, 1, 2]], symbols=["a", "b"], initial=0,
+                     outputs=[0, 1, 2])
+    net = fsmnet.compile(mod3, "bilinear-r2")
+    proof = prove_dominance(net, prepare_automaton(mod3, net))
+    assert proof.status == "unknown" and "not real" in proof.explanation
+
+
+def test_huge_powers_are_refused_before_they_are_computed():
+    """A multiplier of 4000 digits and a bound of 50,000 would be a 10^8-digit power."""
+    cert = proof_of(staircase_net(), PARITY)
+    big = "1/" + "3" * 4000
+    edit = _edit(cert, _set(["network", "model", "multipliers", 0, 1], {"0": big}))
+    edit["types"][0]["rivals"][0]["bounds"]["0"] = [50_000, 1]
+    with pytest.raises(CertificateError, match="bits"):
+        check_certificate(edit)

@@ -45,6 +45,7 @@ MAX_PERIOD = 4096  # S + P per letter
 MAX_TYPES = 100_000
 MAX_BOUND = 50_000  # per host and axis (x^N is computed exactly)
 MAX_POINTS = 1_000_000  # count vectors evaluated per certificate
+MAX_BITS = 1 << 24  # of one exact power (a 4300-digit multiplier to a huge bound)
 
 
 @dataclass(frozen=True)
@@ -223,6 +224,8 @@ class _Type:
 
     def power(self, x: Fraction, n: int) -> Fraction:
         if (x, n) not in self.cache:
+            if n * (x.numerator.bit_length() + x.denominator.bit_length()) > MAX_BITS:
+                raise CertificateError(f"a power x^{n} of more than {MAX_BITS} bits")
             self.cache[(x, n)] = x**n
         return self.cache[(x, n)]
 
