@@ -8,7 +8,7 @@
    (``logits(fast=False)``: per step gather the matrices/diagonals, multiply, rescale;
    torch's cross-entropy), one Adam for both.  Best of N back-to-back runs each, the
    two taking turns twice; wall and CPU time.
-2. A forward pass of a compiled network on 64 × 200 tokens: ``Network.to_torch()``
+2. A forward pass of a compiled network on 64 × 200 tokens: ``convert.to_torch(net)``
    against the float64 module ``to_torch()`` returned before issue 12 (kept
    verbatim below as ``OldLinearLoop``), called as its users called it (autograd
    on) and under ``torch.no_grad()``.
@@ -146,7 +146,7 @@ def bench_forward(spec: str, arch: str, repeat: int
     net = fsmnet.compile(spec, arch)
     sem = net.semantics
     old = OldLinearLoop(sem.matrices_float(net), net.params["h0"], net.params["readout"])
-    new = net.to_torch()
+    new = convert.to_torch(net)
     words = torch.tensor(np.random.default_rng(0).integers(0, len(net.symbols), (64, 200)))
     assert torch.equal(old(words), new(words))  # same labels, or the ratio means nothing
 

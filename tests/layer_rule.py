@@ -2,13 +2,18 @@
 
 Every ``import`` and ``from ... import`` in every module counts, function-local
 ones included (they are still dependencies, only later ones).  Imports guarded
-by ``if TYPE_CHECKING:`` count too: annotations are part of the interface.
+by ``if TYPE_CHECKING:`` count too: annotations are part of the interface.  So
+does a ``"package.module:attribute"`` string outside the registry package: it is
+what ``archs.resolve`` imports, so a layer that resolves a part above it depends
+on that layer as surely as by an import (the registry itself only names parts,
+for the layer at their level to resolve; fsmnet/archs/record.py).
 """
 
 from __future__ import annotations
 
 import ast
 import pathlib
+import re
 from dataclasses import dataclass
 
 # Rank of each package of fsmnet: a module may import its own package and any
@@ -81,15 +86,29 @@ def _imports(tree: ast.AST, module: str, is_package: bool,
     return found
 
 
+_REFERENCE = re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*):[A-Za-z_]\w*")
+
+
+def _references(tree: ast.AST) -> list[tuple[int, str]]:
+    """The modules named by ``"module:attribute"`` string constants."""
+    return [(node.lineno, m.group(1)) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and (m := _REFERENCE.fullmatch(node.value))]
+
+
 def check_tree(base: pathlib.Path, root: str = "fsmnet",
-               ranks: dict[str, int] = RANKS) -> list[Violation]:
-    """Every upward or sideways import between packages under ``base/root``."""
+               ranks: dict[str, int] = RANKS, registry: str = "archs") -> list[Violation]:
+    """Every upward or sideways import between packages under ``base/root``, a
+    ``"module:attribute"`` reference outside the ``registry`` package counting as one."""
     problems: list[Violation] = []
     for path in sorted((base / root).rglob("*.py")):
         module = module_name(path, base)
         source = package_of(module, root)
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        for line, target in _imports(tree, module, path.name == "__init__.py", base):
+        found = _imports(tree, module, path.name == "__init__.py", base)
+        if source != registry:
+            found += _references(tree)
+        for line, target in found:
             if target.split(".")[0] != root:
                 continue
             dest = package_of(target, root)

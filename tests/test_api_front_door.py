@@ -18,6 +18,7 @@ import torch
 import fsmnet
 from fsmnet.cli import main
 from fsmnet.errors import FsmnetError, SpecError
+from fsmnet.train.convert import to_torch
 
 ROOT = Path(__file__).resolve().parent.parent
 HEAVY = ("torch", "z3", "numba", "cupy", "dask")
@@ -138,7 +139,7 @@ def test_train_network_gives_module_and_network() -> None:
     # The network computes what the module computes (float32 reference labels).
     words = np.random.default_rng(0).integers(0, 2, (3, 40))
     assert np.array_equal(result.module(words).numpy(),
-                          np.stack([net.to_torch()(w).numpy() for w in words]))
+                          np.stack([to_torch(net)(w).numpy() for w in words]))
     again = fsmnet.train_network("parity", "bilinear-full", hidden=2, steps=30, batch=16,
                                  lr=0.05, seed=3)
     assert all(np.array_equal(net.params[k], again.network.params[k]) for k in net.params)
@@ -240,7 +241,7 @@ def test_bad_token_ids_are_refused_naming_them(arch: str, words, error, shown) -
 
 def test_compiled_cascade_takes_lists_too() -> None:
     net = fsmnet.compile("contains:aba", "minmax-cascade")
-    module = net.to_torch()
+    module = to_torch(net)
     assert module([0, 1, 0]).tolist() == list(net.label_trace([0, 1, 0]))
     with pytest.raises(TypeError, match="float32"):
         module(torch.tensor([0.0]))
@@ -275,8 +276,8 @@ def test_compiled_round_trip_through_to_network(spec: str, arch: str) -> None:
 def test_compiled_cascade_keeps_its_record_through_to_torch() -> None:
     # The units alone cannot tell: a minmax-cascade of scalar units stays minmax-cascade.
     net = fsmnet.compile("contains:aba", "minmax-cascade")
-    assert net.to_torch().to_network().arch == "minmax-cascade"
-    assert fsmnet.compile("flipflop", "minmax-scalar").to_torch().arch == "minmax-scalar"
+    assert to_torch(net).to_network().arch == "minmax-cascade"
+    assert to_torch(fsmnet.compile("flipflop", "minmax-scalar")).arch == "minmax-scalar"
 
 
 # ------------------------------------------------------------------- the reference

@@ -24,6 +24,7 @@ from fsmnet.constructions.commutative import letter_weights
 from fsmnet.errors import NetworkFileError, NotExpressible, SpecError
 from fsmnet.nets import Network, load_network
 from fsmnet.nets.cyclotomic import cyclotomic_field
+from fsmnet.train.convert import to_torch
 
 ARCHS = ("bilinear-r2", "bilinear-real-diag", "bilinear-positive-diag")
 
@@ -209,12 +210,12 @@ def test_torch_export_agrees() -> None:
     for spec, arch in (("modadd:3", "bilinear-r2"), ("parity", "bilinear-real-diag")):
         net = fsmnet.compile(spec, arch)
         words = np.random.default_rng(7).integers(0, len(net.symbols), size=(3, 300))
-        out = net.to_torch()(torch.tensor(words)).numpy()
+        out = to_torch(net)(torch.tensor(words)).numpy()
         for w, row in zip(words, out, strict=True):
             assert np.array_equal(row, net.label_trace(w))
     pos = fsmnet.compile(counter_product([(3, 1), (1, 1)], [0, 1, 2, 2, 1, 0, 0, 2]),
                          "bilinear-positive-diag")
     words = np.random.default_rng(8).integers(0, 2, size=(3, 200))
-    out = pos.to_torch()(torch.tensor(words)).numpy()
+    out = to_torch(pos)(torch.tensor(words)).numpy()
     for w, row in zip(words, out, strict=True):
         assert np.array_equal(row, pos.label_trace(w))

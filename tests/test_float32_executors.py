@@ -1,6 +1,6 @@
 """Every float32 executor gives the reference step's labels (fsmnet.nets.float32).
 
-Executors: ``Network.to_torch()`` (the torch module's ``forward``), ``fsmnet run
+Executors: ``fsmnet.train.convert.to_torch`` (the torch module's ``forward``), ``fsmnet run
 --float32`` (fsmnet.gpu.checked.run_checked) and the reference itself, on 10^5
 random and adversarial symbols (long repetitions) per architecture, for compiled
 networks and for networks whose every weight was perturbed (so labels are not
@@ -20,6 +20,7 @@ from test_float32_reference import emulated_trace
 import fsmnet
 from fsmnet.gpu.checked import run_checked
 from fsmnet.nets.float32 import OVERFLOW, float32_trace
+from fsmnet.train.convert import to_torch
 
 LENGTH = 100_000
 CASES = [("parity", "bilinear-full"), ("modadd:3", "bilinear-cp"),
@@ -66,7 +67,7 @@ def _agree(spec: str, arch: str, perturb: bool, length: int) -> None:
         net = _perturbed(net, 5)
     word = _adversarial_word(len(net.symbols), 11)[-length:]
     ref = float32_trace(net, word)
-    got = net.to_torch()(torch.tensor(word[None, :])).numpy()[0]
+    got = to_torch(net)(torch.tensor(word[None, :])).numpy()[0]
     assert np.array_equal(got, ref)
     if arch not in SELECT and arch != "bilinear-block":
         # The replay reads rational models: an irrational exact header (R2) is dropped,
@@ -129,7 +130,7 @@ def test_minmax_scores_one_float32_step_apart_keep_their_order():
         "R": np.ones((1, 1, 1)), "s": np.zeros((1, 1)), "x0": np.ones(1),
         "readout": np.array([[float(lo)], [float(hi)]])}, symbols=["a"], labels=[0, 1])
     assert net.label_trace([0, 0], exact=True).tolist() == [1, 1, 1]
-    assert net.to_torch()(torch.tensor([[0, 0]])).tolist() == [[1, 1, 1]]
+    assert to_torch(net)(torch.tensor([[0, 0]])).tolist() == [[1, 1, 1]]
     assert float32_trace(net, [0, 0]).tolist() == [1, 1, 1]
 
 
@@ -142,7 +143,7 @@ def test_deltaproduct_keys_far_below_the_old_clamp_are_normalized_exactly():
     word = np.random.default_rng(0).integers(0, len(net.symbols), 300)
     want = tiny.label_trace(word, exact=True)
     assert np.array_equal(want, net.label_trace(word, exact=True))
-    assert np.array_equal(tiny.to_torch()(torch.tensor(word[None, :])).numpy()[0], want)
+    assert np.array_equal(to_torch(tiny)(torch.tensor(word[None, :])).numpy()[0], want)
 
 
 def test_overflow_labels_reach_the_torch_module():
@@ -150,4 +151,4 @@ def test_overflow_labels_reach_the_torch_module():
     (test_float32_reference), and so does the module."""
     net = fsmnet.compile("parity", "bilinear-full")
     big = net.with_params(readout=np.asarray(net.params["readout"]) * 3e38 + 3e38)
-    assert set(big.to_torch()(torch.tensor([[0, 1, 1]])).numpy().ravel()) == {OVERFLOW}
+    assert set(to_torch(big)(torch.tensor([[0, 1, 1]])).numpy().ravel()) == {OVERFLOW}

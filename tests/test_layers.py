@@ -47,6 +47,21 @@ def test_a_synthetic_upward_import_is_caught(tmp_path: pathlib.Path) -> None:
     assert "upward" in problems[0].why
 
 
+def test_a_resolved_reference_counts_as_an_import(tmp_path: pathlib.Path) -> None:
+    # A lower layer resolving a part of a higher one through the registry's resolve;
+    # the registry package itself names parts of every layer, by design.
+    base = _tree(tmp_path, {
+        "toy/__init__.py": "",
+        "toy/low/__init__.py": "def f(resolve):\n    return resolve('toy.top.mod:g')\n",
+        "toy/mid/__init__.py": "PART = 'toy.top.mod:g'\n",
+        "toy/top/__init__.py": "",
+        "toy/top/mod.py": "g = 1\nSELF = 'toy.top.mod:g'\nTEXT = 'see: docs'\n",
+    })
+    problems = check_tree(base, "toy", RANKS_TOY, registry="mid")
+    assert [(p.module, p.imported) for p in problems] == [("toy.low", "toy.top.mod")]
+    assert "upward" in problems[0].why
+
+
 def test_peers_and_relative_imports(tmp_path: pathlib.Path) -> None:
     base = _tree(tmp_path, {
         "toy/__init__.py": "",

@@ -25,6 +25,7 @@ from fsmnet.nets import Network, load_network
 from fsmnet.nets.minmax import affine_step, scalar_step
 from fsmnet.nets.minmax_cascade import levelwise_label_trace
 from fsmnet.testing.strategies import automata
+from fsmnet.train.convert import to_torch
 
 APERIODIC = ["flipflop", "starfree", "latch:3", "contains:aba", "induction:2"]
 CYCLIC = ["parity", "modadd:3", "symmetric:3", "shellgame:3"]
@@ -226,7 +227,7 @@ def test_torch_export_agrees() -> None:
         a = fsmnet.load(family).minimal()
         net = compile_automaton(a, "minmax-cascade")
         words = np.random.default_rng(4).integers(0, a.n_symbols, (3, 250))
-        got = net.to_torch()(torch.tensor(words)).numpy()
+        got = to_torch(net)(torch.tensor(words)).numpy()
         for b in range(3):
             assert np.array_equal(got[b], expected(a, words[b]))
 

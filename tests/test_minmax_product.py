@@ -35,6 +35,7 @@ from fsmnet.nets.network import load_network
 from fsmnet.proofs.certificate import check_against_network
 from fsmnet.proofs.checker import CertificateError, check_certificate
 from fsmnet.proofs.verifier import verify
+from fsmnet.train.convert import to_torch
 
 SEQ = "sequences:2,tracks=3"  # 27 states, 3 tracks: the smallest 3-way product
 
@@ -171,7 +172,7 @@ def test_numba_and_torch_agree_with_the_automaton() -> None:
     assert np.array_equal(np.asarray(res.outputs), _expected(a, word)[1:])
     torch = pytest.importorskip("torch")
     words = np.random.default_rng(8).integers(0, a.n_symbols, (3, 60))
-    out = net.to_torch()(torch.tensor(words)).numpy()
+    out = to_torch(net)(torch.tensor(words)).numpy()
     assert np.array_equal(out, np.stack([_expected(a, w) for w in words]))
 
 

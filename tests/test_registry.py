@@ -33,13 +33,25 @@ def test_every_record_is_complete_and_resolves(record: Architecture) -> None:
         assert callable(form.model) and callable(form.state)
     assert record.scan in SCAN_FAMILIES
     assert set(record.proofs) <= set(PROOF_METHODS) and record.proofs[0] == "exact-product"
-    for optional in ("trainable", "abstract_transformer"):
+    for optional in ("trainable", "abstract_transformer", "construction_progress"):
         ref = getattr(record, optional)
         if ref is not None:
             assert archs.resolve(ref) is not None
     if record.belief_construction is not None:
         assert callable(archs.resolve(record.belief_construction))
 
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"one_hot_tensor": "yes"}, "one_hot_tensor must be True or False"),
+    ({"trained_to_network": False, "trainable": None}, "trained_to_network=False needs"),
+    ({"construction_progress": "no colon"}, "construction_progress must be 'module:attribute'"),
+])
+def test_the_record_flags_are_checked(change: dict, message: str) -> None:
+    import dataclasses
+
+    with pytest.raises(FsmnetError, match=message):
+        dataclasses.replace(archs.get("bilinear-full"), **change)
 
 def test_listings_equal_the_registry() -> None:
     ids = list(archs.ids())

@@ -1,5 +1,5 @@
-"""The torch export (``Network.to_torch``: the float32 modules of fsmnet.train) computes
-what the NumPy reference evaluator computes."""
+"""The torch export (``fsmnet.train.convert.to_torch``: the float32 modules of
+fsmnet.train) computes what the NumPy reference evaluator computes."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import fsmnet
+from fsmnet.train.convert import to_torch
 
 torch = pytest.importorskip("torch")
 
@@ -20,7 +21,7 @@ OPTIONS = {"bilinear-cp": {"search": False}}
 def _compare(net, automaton, seed, batch=3, length=300):
     rng = np.random.default_rng(seed)
     words = rng.integers(0, automaton.n_symbols, size=(batch, length))
-    got = net.to_torch()(torch.tensor(words)).numpy()
+    got = to_torch(net)(torch.tensor(words)).numpy()
     for b in range(batch):
         ref = net.label_trace(words[b])
         assert np.array_equal(got[b], ref)
@@ -42,7 +43,7 @@ def test_random_automata(automaton, arch, seed):
 
 @pytest.mark.parametrize("arch", ARCHS)
 def test_parameters_are_trainable_float32(arch):
-    module = fsmnet.compile("modadd:6", arch, **OPTIONS.get(arch, {})).to_torch()
+    module = to_torch(fsmnet.compile("modadd:6", arch, **OPTIONS.get(arch, {})))
     params = list(module.parameters())
     assert params and all(p.requires_grad and p.dtype == torch.float32 for p in params)
     logits = module.logits(torch.tensor([[0, 1, 2]]))
@@ -55,6 +56,17 @@ def test_to_torch_resolves_the_registry_trainable_reference():
     from fsmnet import archs
 
     for spec, arch in (("parity", "bilinear-real-diag"), ("flipflop", "minmax-scalar")):
-        module = fsmnet.compile(spec, arch).to_torch()
+        module = to_torch(fsmnet.compile(spec, arch))
         assert type(module).__module__.startswith("fsmnet.train.")
         assert archs.get(arch).trainable.startswith("fsmnet.train.")
+
+
+def test_an_architecture_without_a_torch_module_is_refused_by_name():
+    from toy_architecture import RECORD
+
+    from fsmnet import archs
+
+    with archs.registered(RECORD):  # a record with no trainable reference
+        net = fsmnet.compile("parity", RECORD.id)
+        with pytest.raises(fsmnet.FsmnetError, match="torch export is not available for toy"):
+            to_torch(net)

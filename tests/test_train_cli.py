@@ -87,3 +87,24 @@ def test_plot_writes_a_png_of_trained_and_compiled(tmp_path, capsys):
                  "--plot", str(png)]) == 0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert not [p for p in tmp_path.iterdir() if p.name != "acc.png"]  # no temp files left
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--arch", "bilinear-full", "--rank", "3"], "--rank applies to bilinear-cp, not to "
+                                                 "bilinear-full"),
+    (["--arch", "deltanet", "--n-h", "2"], "--n-h applies to deltaproduct, not to deltanet"),
+    (["--arch", "bilinear-cp", "--layers", "2"], "--layers applies to minmax-cascade, "
+                                                 "minmax-scalar, not to bilinear-cp"),
+    (["--arch", "minmax-scalar", "-o", "x.safetensors"], "a trained minmax-scalar has no "
+                                                         "network form"),
+    (["--arch", "lstm", "--until-proved"], "--until-proved: a trained lstm has no network"),
+])
+def test_which_choice_takes_what_comes_from_its_module_and_record(argv, message, capsys,
+                                                                   tmp_path, monkeypatch):
+    # The flags a choice takes are its module's free constructor keywords, and whether a
+    # trained module saves as a network is its record's trained_to_network (or, for a
+    # training-only choice, whether its module has to_params).
+    monkeypatch.chdir(tmp_path)
+    assert main(["train", "parity", *argv]) == 2
+    assert message in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())

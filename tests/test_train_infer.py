@@ -46,7 +46,7 @@ def test_diagonal_labels_equal_the_loop_argmax(n_sym, batch, length, k, pairs, g
 def test_compiled_network_labels_equal_the_reference_evaluator(spec, arch):
     net = fsmnet.compile(spec, arch)
     words = np.random.default_rng(1).integers(0, len(net.symbols), (16, 200))
-    got = net.to_torch()(torch.tensor(words)).numpy()
+    got = convert.to_torch(net)(torch.tensor(words)).numpy()
     for row, trace in zip(words, got):
         # label_trace(exact=True): the exact evaluator, label after every prefix, empty first
         assert list(trace) == list(net.label_trace(row.tolist(), exact=True))
@@ -67,10 +67,10 @@ def test_the_cached_weights_follow_an_optimizer_step():
 
 def test_replaced_parameters_are_not_served_from_the_cache():
     # load_network_params assigns new Parameter objects; a freed address may be reused.
-    first = fsmnet.compile("modadd:3", "bilinear-full").to_torch()
+    first = convert.to_torch(fsmnet.compile("modadd:3", "bilinear-full"))
     words = torch.tensor([[1, 1, 2, 0, 1]])
     first(words)
-    other = fsmnet.compile("modadd:3", "bilinear-full").to_torch()
+    other = convert.to_torch(fsmnet.compile("modadd:3", "bilinear-full"))
     other.W = torch.nn.Parameter(other.W.detach().flip(0))  # symbols 0 and 2 swapped
     first.W = other.W
     assert torch.equal(first(words), first.logits(words, fast=False).argmax(-1))

@@ -70,7 +70,7 @@ COMPILED = [("parity", "bilinear-full", {}), ("modadd:6", "bilinear-cp", {"searc
 @pytest.mark.parametrize("spec,arch,options", COMPILED)
 def test_compiled_weights_agree_with_reference_at_length_200(spec, arch, options):
     net = fsmnet.compile(spec, arch, **options)
-    module = net.to_torch()
+    module = convert.to_torch(net)
     assert all(p.dtype == torch.float32 for p in module.parameters())
     words = np.random.default_rng(len(spec)).integers(0, len(net.symbols), (6, 200))
     got = module(torch.tensor(words)).numpy()
@@ -137,12 +137,12 @@ def test_trained_minmax_dense_round_trips_to_a_proved_network(tmp_path):
     assert verdict.verdict == "proved"
     # The module read back from the file computes the same labels as the module trained.
     words = torch.randint(0, a.n_symbols, (4, 50), generator=torch.Generator().manual_seed(0))
-    assert torch.equal(back.to_torch()(words), result.module(words))
+    assert torch.equal(convert.to_torch(back)(words), result.module(words))
 
 
 def test_perturbed_compiled_network_is_refuted_with_a_confirmed_word():
     net = fsmnet.compile("parity", "bilinear-full")
-    module = net.to_torch()
+    module = convert.to_torch(net)
     with torch.no_grad():
         module.W[1] = torch.eye(module.hidden)  # letter 1 no longer flips the parity
     bad = convert.to_network(module, net.symbols, net.labels, name="parity")

@@ -19,7 +19,7 @@ RECORDS = (
         belief_construction="fsmnet.constructions.pfsa_bilinear:compile_pfsa_bilinear",
         trainable="fsmnet.train.modules_linear:BilinearFull",
         proofs=("exact-product", "cone-invariant"),
-        certificate_model=_LINEAR_MODEL, scan="linear"),
+        certificate_model=_LINEAR_MODEL, scan="linear", one_hot_tensor=True),
     Architecture(
         id="bilinear-cp", family="bilinear",
         summary="A(x) = U diag(Vᵀx) Zᵀ; exact CP factors (options: rank, bounds, search, "

@@ -16,6 +16,7 @@ RECORDS = (
         semantics="fsmnet.nets.fixed_point:FIXED_POINT",
         abstract_transformer="fsmnet.proofs.abstract.linear:CHART_BOX",
         construction="fsmnet.constructions.fixed_point:compile_fixed_point",
+        construction_progress="fsmnet.constructions.fixed_point_budget:reporting",
         trainable="fsmnet.train.modules_linear:FixedPointRNN",
         proofs=("exact-product", "cone-invariant"),
         # Exact states close for permutation letters (a group's elements: at most a few

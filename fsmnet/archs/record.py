@@ -8,7 +8,9 @@ importing them, for two reasons:
   (``fsmnet.constructions``) or the kernels (``fsmnet.gpu``) that sit above it;
 * a user who only loads a network file should not pay for Z3, torch or Numba.
 
-Each layer resolves only the parts at its own level, with :func:`resolve`.
+Each layer resolves only the parts at its own level (or below), with
+:func:`resolve`: tests/test_layers.py counts a ``"module:attribute"`` string
+outside this package as an import of that module.
 """
 
 from __future__ import annotations
@@ -54,8 +56,20 @@ class Architecture:
         (``None``: the caller's budget), for classes whose exact states rarely close.
     trainable
         ``"module:class"`` of its float32 torch module, or ``None`` (training).
+    trained_to_network
+        Whether a trained module converts back to a network of this id (False for
+        the gated MinMax cascades, which train without lookup controllers;
+        :mod:`fsmnet.train.modules_minmax`).
     abstract_transformer
         ``"module:function"`` of its abstract step for invariant proofs, or ``None``.
+    one_hot_tensor
+        Whether the construction writes one-hot k×n×n transition tensors over the
+        minimal automaton's n states, so that ``fsmnet compile`` knows the file size
+        (8·k·n² bytes) before anything is built.
+    construction_progress
+        ``"module:function"`` of a context manager ``reporting(update)`` within which
+        the construction calls ``update(spent, total)`` on a step budget (``fsmnet
+        compile`` draws a progress bar from it), or ``None``.
     belief_construction
         ``"module:function"`` compiling a PFSA-SR (:class:`fsmnet.automata.pfsa.PFSA`)
         into a network that tracks its belief, ``build(pfsa) -> Network``, or ``None``
@@ -73,7 +87,10 @@ class Architecture:
     scan: ScanFamily = "reference"
     product_budget: int | None = None
     trainable: str | None = None
+    trained_to_network: bool = True
     abstract_transformer: str | None = None
+    one_hot_tensor: bool = False
+    construction_progress: str | None = None
     belief_construction: str | None = None
 
     def __post_init__(self) -> None:
@@ -81,12 +98,17 @@ class Architecture:
         if not self.id or self.id != self.id.strip().lower() or " " in self.id:
             problems.append(f"id must be a lower-case word (value: {self.id!r})")
         for name in ("semantics", "construction", "certificate_model", "trainable",
-                     "abstract_transformer", "belief_construction"):
+                     "abstract_transformer", "construction_progress", "belief_construction"):
             ref = getattr(self, name)
             module, _, attr = (ref or "").partition(":")
             if ref is not None and not (module and attr.isidentifier()
                                         and all(p.isidentifier() for p in module.split("."))):
                 problems.append(f"{name} must be 'module:attribute' (value: {ref!r})")
+        for name in ("trained_to_network", "one_hot_tensor"):
+            if not isinstance(getattr(self, name), bool):
+                problems.append(f"{name} must be True or False (value: {getattr(self, name)!r})")
+        if not self.trained_to_network and self.trainable is None:
+            problems.append("trained_to_network=False needs a trainable module")
         if self.scan not in SCAN_FAMILIES:
             problems.append(f"scan must be one of {SCAN_FAMILIES} (value: {self.scan!r})")
         bad = [p for p in self.proofs if p not in PROOF_METHODS]

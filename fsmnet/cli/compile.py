@@ -62,9 +62,6 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
 
 
 DEFAULT_MAX_BYTES = 1 << 30
-# Architectures whose weights are one-hot k×n×n transition tensors: their size is known
-# from the minimal automaton before anything is built (k symbols, n states, float64).
-_ONE_HOT_TENSORS = ("bilinear-full", "minmax-dense")
 
 
 def _refuse_size(estimate: int, limit: int, what: str) -> FsmnetError:
@@ -76,19 +73,22 @@ def _refuse_size(estimate: int, limit: int, what: str) -> FsmnetError:
 
 
 @contextlib.contextmanager
-def _tuning_bar(args: argparse.Namespace) -> Iterator[None]:
-    """A progress bar over the fixed-point radius tuning's step budget (a minute or more
-    on mid-sized groups), on a terminal only."""
+def _budget_bar(args: argparse.Namespace) -> Iterator[None]:
+    """A progress bar over the step budget of a construction that reports one (the
+    registry's ``construction_progress``: the fixed-point radius tuning takes a minute
+    or more on mid-sized groups), on a terminal only."""
+    from fsmnet import archs
     from fsmnet.cli.common import show_progress
 
-    if args.arch != "fixed-point" or not show_progress(args.json):
+    ref = archs.get(args.arch).construction_progress
+    if ref is None or not show_progress(args.json):
         yield
         return
     from tqdm import tqdm
 
-    from fsmnet.constructions.fixed_point_budget import reporting
-
-    bar = tqdm(desc="radius tuning (steps of the budget)", unit="step", leave=False)
+    reporting = archs.resolve(ref)
+    bar = tqdm(desc=f"{args.arch} construction (steps of its budget)", unit="step",
+               leave=False)
 
     def update(spent: int, total: int) -> None:
         bar.total = total
@@ -103,6 +103,7 @@ def _tuning_bar(args: argparse.Namespace) -> Iterator[None]:
 
 
 def _handle(args: argparse.Namespace) -> int:
+    from fsmnet import archs
     from fsmnet.automata import load
     from fsmnet.cli.common import LOG, check_picture, print_json, report_stream
     from fsmnet.constructions import compile_automaton
@@ -117,7 +118,9 @@ def _handle(args: argparse.Namespace) -> int:
     to_stdout = report_stream({"-o": args.output, "--dot": args.dot}, args.json) is sys.stderr
     options = parse_options(args.option or [])
     automaton = load(args.spec)
-    if args.arch in _ONE_HOT_TENSORS and not automaton.is_semiautomaton:
+    # One-hot k×n×n tensors: the size is known from the minimal automaton before
+    # anything is built (k symbols, n states, float64).
+    if archs.get(args.arch).one_hot_tensor and not automaton.is_semiautomaton:
         minimal = automaton.minimal()
         n, k = minimal.n_states, minimal.n_symbols
         estimate = 8 * k * n * n
@@ -127,7 +130,7 @@ def _handle(args: argparse.Namespace) -> int:
         automaton = minimal
     LOG.info("compiling %s for %s with options %s", args.spec, args.arch, options or "{}")
     try:
-        with _tuning_bar(args):
+        with _budget_bar(args):
             net = compile_automaton(automaton, args.arch, **options)
     except NotExpressible as exc:
         LOG.error("not expressible: %s", exc, extra={"bare": True})

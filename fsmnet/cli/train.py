@@ -43,13 +43,9 @@ examples:
   fsmnet check t.cert.json --network t.safetensors
 """
 
-# option -> (constructor keyword, the architectures that take it)
-ARCH_OPTIONS = {
-    "rank": ("rank", ("bilinear-cp",)),
-    "blocks": ("blocks", ("bilinear-block",)),
-    "n_h": ("n_h", ("deltaproduct",)),
-    "layers": ("layers", ("minmax-cascade", "minmax-scalar")),
-}
+# Flags that set a constructor keyword of the module (the flag's dest is the keyword);
+# which choices take each is the module's (fsmnet.train.convert.free_options).
+ARCH_OPTIONS = ("rank", "blocks", "n_h", "layers")
 
 
 def lengths(text: str) -> tuple[int, int]:
@@ -141,22 +137,24 @@ def _register_until_proved(p: argparse.ArgumentParser) -> None:
 
 def _check(args: argparse.Namespace) -> dict[str, Any]:
     from fsmnet.errors import FsmnetError
+    from fsmnet.train.convert import free_options, has_network_form, train_arch_ids
 
     options = {}
-    for name, (key, allowed) in ARCH_OPTIONS.items():
+    for name in ARCH_OPTIONS:
         value = getattr(args, name)
         if value is None:
             continue
-        if args.arch not in allowed:
+        if name not in free_options(args.arch):
             flag = "--" + name.replace("_", "-")
+            allowed = [a for a in train_arch_ids() if name in free_options(a)]
             raise FsmnetError(f"{flag} applies to {', '.join(allowed)}, not to {args.arch}")
-        options[key] = value
+        options[name] = value
     if args.device == "cuda":
         import torch
 
         if not torch.cuda.is_available():
             raise FsmnetError("--device cuda: this torch build has no usable CUDA device")
-    if args.arch in ("lstm", "minmax-cascade", "minmax-scalar") and (args.output or args.plot):
+    if not has_network_form(args.arch) and (args.output or args.plot):
         raise FsmnetError(f"{args.arch}: a trained {args.arch} has no network form, so -o and "
                           f"--plot are not available")
     if args.plot:
@@ -205,6 +203,7 @@ def handle(args: argparse.Namespace) -> int:
     options = _check(args)
     if _check_until_proved(args):
         return _handle_until_proved(args, options)
+    from fsmnet.train.convert import has_network_form
     from fsmnet.train.data import accuracy, task_automaton
     from fsmnet.train.loop import TrainConfig, train
 
@@ -233,7 +232,7 @@ def handle(args: argparse.Namespace) -> int:
     acc_eval = accuracy(module, automaton, args.eval_length, words=64)
     net = None
     long_acc = None
-    if hasattr(module, "to_params") and args.arch not in ("minmax-cascade", "minmax-scalar"):
+    if has_network_form(args.arch):
         net = _network(args, result, acc_eval)
         from fsmnet.cli.common import progress_note
         from fsmnet.train.report import engine_accuracy
@@ -311,6 +310,7 @@ UNTIL_PROVED_FLAGS = {"rounds": "--rounds", "round_steps": "--round-steps",
 def _check_until_proved(args: argparse.Namespace) -> bool:
     """Whether this is an --until-proved run; its flags' errors before any work."""
     from fsmnet.errors import FsmnetError
+    from fsmnet.train.convert import has_network_form
 
     if not args.until_proved:
         used = [flag for key, flag in UNTIL_PROVED_FLAGS.items()
@@ -318,7 +318,7 @@ def _check_until_proved(args: argparse.Namespace) -> bool:
         if used:
             raise FsmnetError(f"{used[0]} applies with --until-proved only")
         return False
-    if args.arch in ("lstm", "minmax-cascade", "minmax-scalar"):
+    if not has_network_form(args.arch):
         raise FsmnetError(f"--until-proved: a trained {args.arch} has no network form to "
                           f"certify")
     if args.plot:

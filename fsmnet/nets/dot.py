@@ -1,17 +1,19 @@
 """Graphviz DOT for a compiled network: its units, blocks and data flow.
 
-What the picture shows depends on the architecture (docs/formats.md):
+What the picture shows depends on the architecture's semantics (its registry
+record's ``semantics``; docs/formats.md):
 
-- ``minmax-cascade`` / ``minmax-scalar``: one box per level, one node per
-  MinMax unit (scalar ``x' = max(min(r, x), s)`` or matrix
+- a MinMax cascade (``minmax-cascade``, ``minmax-scalar``): one box per level,
+  one node per MinMax unit (scalar ``x' = max(min(r, x), s)`` or matrix
   ``x' = (R ⊗ x) ⊕ s`` with its size); every unit reads the letter and the
   units of the levels above at t-1, and the readout reads all units.
-- ``bilinear-block``: one node per block ``W.i`` (its size), each updated by
-  the letter alone, joined by the product readout.
+- block-diagonal bilinear (``bilinear-block``): one node per block ``W.i`` (its
+  size), each updated by the letter alone, joined by the product readout.
 - every other architecture: its recurrent blocks found from the *support*
   of the transition (indices that no letter ever mixes fall apart into
   independent blocks, so a one-hot ``bilinear-full`` compiled from a product
-  of automata shows its factors), with the tensors and their shapes.
+  of automata shows its factors; a diagonal channel of several scalars, a
+  2×2 rotation of ``bilinear-r2``, stays one), with the tensors and their shapes.
 
 A self-loop marks the recurrence (state at t-1 to state at t).
 
@@ -27,11 +29,12 @@ from typing import Any
 
 import numpy as np
 
+from fsmnet.nets.bilinear_block import BlockBilinear
+from fsmnet.nets.minmax_cascade import MinMaxCascade
 from fsmnet.nets.network import Network
 
 __all__ = ["network_to_dot", "network_to_svg", "n_nodes", "support_blocks"]
 
-_CASCADES = ("minmax-cascade", "minmax-scalar")
 _TRANSITIONS = ("W", "R", "Q", "keys")
 
 
@@ -45,9 +48,9 @@ def network_to_dot(net: Network, *, title: str = "") -> str:
              "  edge [fontname=Helvetica, fontsize=10];",
              f"  input [shape=invhouse, label={_q(_alphabet('letter x_t', net.symbols))}];",
              f"  readout [shape=house, label={_q(_alphabet('readout: label', net.labels))}];"]
-    if net.arch in _CASCADES:
+    if isinstance(net.semantics, MinMaxCascade):
         lines += _cascade(net)
-    elif net.arch == "bilinear-block":
+    elif isinstance(net.semantics, BlockBilinear):
         lines += _blocks(net)
     else:
         lines += _generic(net)
@@ -65,16 +68,16 @@ def network_to_svg(net: Network, **options: Any) -> str:
 
 def n_nodes(net: Network) -> int:
     """Nodes in the picture (for the notebook size limit)."""
-    if net.arch in _CASCADES:
+    if isinstance(net.semantics, MinMaxCascade):
         return 2 + len(net.params["unit_level"])
-    if net.arch == "bilinear-block":
+    if isinstance(net.semantics, BlockBilinear):
         return 2 + sum(1 for k in net.params if k.startswith("W."))
     return 2 + len(support_blocks(net))
 
 
 def support_blocks(net: Network) -> list[list[int]]:
     """Hidden indices split into blocks that no letter's transition mixes
-    (linear architectures; a ``bilinear-block`` network's own blocks).
+    (linear architectures; a block-diagonal network's own blocks).
 
     Two indices are joined when some letter's transition matrix has a
     non-zero entry between them (connected components of the support,
@@ -83,7 +86,7 @@ def support_blocks(net: Network) -> list[list[int]]:
     state only, so they come back as one block per index unless mixed.
     """
     h = net.hidden_size
-    if net.arch == "bilinear-block":  # the blocks are given: W.0, W.1, ... side by side
+    if isinstance(net.semantics, BlockBilinear):  # given: W.0, W.1, ... side by side
         sizes = [int(net.params[f"W.{i}"].shape[0])
                  for i in sorted(int(k[2:]) for k in net.params if k.startswith("W."))]
         cuts = np.cumsum([0, *sizes]).tolist()
@@ -221,8 +224,9 @@ def _support_pairs(net: Network, h: int) -> list[tuple[int, int]]:
     if all(k in p for k in ("U", "V", "Z")):  # bilinear-cp: A(e_s) = U diag(V[s]) Z^T
         full = np.einsum("hr,kr,gr->hg", np.abs(p["U"]), np.abs(p["V"]), np.abs(p["Z"]))
         pairs.extend((int(a), int(b)) for a, b in np.argwhere(full > 0) if a != b)
-    if net.arch == "bilinear-r2":  # channel c spans the 2x2 block (2c, 2c+1)
-        pairs.extend((2 * c, 2 * c + 1) for c in range(h // 2))
+    # A diagonal channel of b scalars (b = 2: a 2x2 rotation) spans (bc, ..., bc + b - 1).
+    b = int(getattr(net.semantics, "block", 1))
+    pairs.extend((b * c, b * c + j) for c in range(h // b) for j in range(1, b))
     return pairs
 
 

@@ -193,26 +193,6 @@ class Network:
                                    f"alphabet (value: {exc.args[0]!r})") from None
         return self._labels[int(self.label_trace(encoded, exact=exact)[-1])]
 
-    def to_torch(self) -> Any:
-        """The architecture's float32 training module (:mod:`fsmnet.train`) loaded with
-        these weights; ``module(words)`` gives the label index after every prefix in
-        the float32 reference execution (:mod:`fsmnet.nets.float32`, −1 where it
-        overflows), ``module.logits(words)`` the per-position logits.  The module is named by the
-        registry record's ``trainable`` reference and imported (with torch) here."""
-        from fsmnet import archs
-        from fsmnet.errors import FsmnetError
-
-        ref = archs.get(self._arch).trainable
-        if ref is None:
-            raise FsmnetError(f"torch export is not available for {self._arch}")
-        module = archs.resolve(ref).from_params(self.params, len(self._symbols),
-                                                len(self._labels))
-        if getattr(module, "arch", None) != self._arch:
-            module.arch = self._arch  # a cascade's units alone do not name its record
-        # Its labels are this network's float32 reference execution until its weights
-        # change (a module holds float32 copies of the file's float64 weights).
-        return archs.resolve("fsmnet.train.infer:adopt_network")(module, self)
-
     # ----------------------------------------------------------------- files
     def header(self) -> dict[str, Any]:
         """The JSON metadata stored in the file header."""

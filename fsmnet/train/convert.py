@@ -3,8 +3,9 @@
 * :func:`build` — a fresh module for an architecture id: a registry id
   (resolved through the record's ``trainable`` reference) or one of the extra
   training-only choices :data:`EXTRA_ARCHS` (DeltaNet variants, LSTM).
-* :func:`from_network` — a module holding a network's weights, in float32
-  (what ``Network.to_torch()`` returns).
+* :func:`from_network` — a module holding a network's weights, in float32;
+  :func:`to_torch` — the same, tied to the network so that its labels are the
+  network's float32 reference execution (the torch export of a network).
 * :func:`to_network` — the network of a trained module, so it can be saved,
   run by the scan engine and verified (also ``module.to_network()``).  An LSTM
   has no network form; a trained MinMax cascade neither (see
@@ -22,6 +23,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -54,6 +56,23 @@ def module_class(arch: str) -> tuple[Any, dict[str, Any]]:
     return archs.resolve(record.trainable), {}
 
 
+def free_options(arch: str) -> frozenset[str]:
+    """The constructor keywords of ``arch``'s module that the choice leaves to the caller
+    (``rank`` of bilinear-cp; ``n_h`` of deltaproduct, not of deltanet, which fixes it)."""
+    cls, defaults = module_class(arch)
+    return frozenset(name for name, p in list(inspect.signature(cls).parameters.items())[3:]
+                     if p.default is not p.empty and name not in defaults)
+
+
+def has_network_form(arch: str) -> bool:
+    """Whether a trained module of ``arch`` converts to a network (:func:`to_network`):
+    the registry's ``trained_to_network``, or for a training-only choice whether its
+    module has ``to_params``."""
+    if arch in EXTRA_ARCHS:
+        return hasattr(module_class(arch)[0], "to_params")
+    return archs.get(arch, field="arch").trained_to_network
+
+
 def build(arch: str, n_symbols: int, n_labels: int, hidden: int, **options: Any) -> Any:
     """A freshly initialized module (draws from torch's global generator)."""
     cls, defaults = module_class(arch)
@@ -65,10 +84,37 @@ def from_network(net: Network) -> Any:
     """A float32 torch module with the network's weights (``forward``: label trace)."""
     cls, _ = module_class(net.arch)
     module = cls.from_params(net.params, len(net.symbols), len(net.labels))
-    if module.arch != net.arch and net.arch in ("minmax-cascade", "minmax-scalar"):
-        # A compiled cascade's port reads its record off its units; the network knows it.
+    if getattr(module, "arch", None) != net.arch:
+        # A module shared by several ids (a compiled cascade's port reads its record off
+        # its units) takes the network's.
         module.arch = net.arch
     return module
+
+
+def to_torch(net: Network) -> Any:
+    """The architecture's float32 training module (the registry's ``trainable``) loaded
+    with the network's weights: ``module(words)`` gives the label index after every
+    prefix in the float32 reference execution (:mod:`fsmnet.nets.float32`, −1 where
+    it overflows), ``module.logits(words)`` the per-position logits.
+
+    The module is tied to ``net`` (:func:`fsmnet.train.infer.adopt_network`): until
+    its weights change, its labels are the network's own float32 run, whose matrices
+    are the float32 roundings of the file's float64 weights, not of the module's
+    float32 copies of them.  A :class:`~fsmnet.errors.FsmnetError` for an
+    architecture with no torch module.
+
+    >>> import fsmnet, torch
+    >>> net = fsmnet.compile("parity", "bilinear-full")
+    >>> to_torch(net)(torch.tensor([[1, 1, 0, 1]])).tolist()  # label indices
+    [[1, 0, 1, 1, 0]]
+    >>> net.label_trace([1, 1, 0, 1]).tolist()
+    [1, 0, 1, 1, 0]
+    """
+    from fsmnet.train.infer import adopt_network
+
+    if archs.get(net.arch).trainable is None:
+        raise FsmnetError(f"torch export is not available for {net.arch}")
+    return adopt_network(from_network(net), net)
 
 
 def to_network(module: Any, symbols: Sequence[str] | None = None,

@@ -1,10 +1,11 @@
 """Label traces of the trained modules without autograd.
 
-``module(words)`` (the label index after every prefix, what ``Network.to_torch()``
-users call) is, on a CPU, :func:`reference_labels`: the float32 reference execution
-(:mod:`fsmnet.nets.float32`) of the module's network form, the semantics
-``certify --float32`` proves, so a module's labels are the certified ones bit for
-bit.  A module made by ``Network.to_torch()`` is tied to that network
+``module(words)`` (the label index after every prefix, what users of
+:func:`fsmnet.train.convert.to_torch` call) is, on a CPU, :func:`reference_labels`:
+the float32 reference execution (:mod:`fsmnet.nets.float32`) of the module's
+network form, the semantics ``certify --float32`` proves, so a module's labels are
+the certified ones bit for bit.  A module made from a network by
+:func:`fsmnet.train.convert.to_torch` is tied to that network
 (:func:`adopt_network`) until its weights change.
 
 :func:`cpu_labels` (``module.fast_labels``) is the float64 kernel for monitoring:
@@ -161,10 +162,10 @@ def _cached(module: Any, key: str, build: Any) -> Any:
 
 
 def adopt_network(module: Any, net: Any) -> Any:
-    """Tie a module made from ``net`` (``Network.to_torch``) to the network itself while
-    its parameters stay as loaded: its labels are then ``net``'s float32 reference
-    execution, whose matrices are the float32 roundings of the file's exact
-    (float64) weights, not of the module's float32 copies of them."""
+    """Tie a module made from ``net`` (:func:`~fsmnet.train.convert.to_torch`) to the
+    network itself while its parameters stay as loaded: its labels are then ``net``'s
+    float32 reference execution, whose matrices are the float32 roundings of the
+    file's exact (float64) weights, not of the module's float32 copies of them."""
     _cached(module, "_fsmnet_reference_cache", lambda: net)
     return module
 
