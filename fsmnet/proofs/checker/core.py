@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from types import MappingProxyType
@@ -83,7 +83,7 @@ def _normalize(h: list[Fraction]) -> list[Fraction]:
     return h if scale == 0 else [x / scale for x in h]
 
 
-def _matvec(a: list[list[Fraction]], h: list[Fraction]) -> list[Fraction]:
+def _matvec(a: Sequence[Sequence[Fraction]], h: Sequence[Fraction]) -> list[Fraction]:
     if any(len(row) != len(h) for row in a):
         raise CertificateError("matrix and vector sizes differ")
     support = [j for j, y in enumerate(h) if y]  # zero entries add nothing
