@@ -29,10 +29,13 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Mapping
+from dataclasses import dataclass
 from fractions import Fraction
+from types import MappingProxyType
 from typing import Any
 
-from .core import CertificateError, _automaton_table, _frac, _same_label
+from .core import Automaton, CertificateError, _frac, _same_label, read_automaton
 from .cyclotomic import Element, Field
 
 
@@ -55,7 +58,7 @@ def _compose_power(f: list[int], n: int) -> tuple[int, ...]:
     return out
 
 
-def _bernstein_ok(fld: Field, poly: dict[tuple[int, ...], Element], degrees: Any,
+def _bernstein_ok(fld: Field, poly: dict[tuple[Any, ...], Element], degrees: Any,
                   n_vars: int) -> bool:
     """All Bernstein coefficients of poly at multi-degree ``degrees`` are ≥ 0."""
     if not (isinstance(degrees, list) and len(degrees) == n_vars and all(
@@ -78,99 +81,181 @@ def _bernstein_ok(fld: Field, poly: dict[tuple[int, ...], Element], degrees: Any
     return True
 
 
-def check_counts(cert: dict[str, Any]) -> str:
-    """Check a count-abstraction certificate; a one-line summary, or CertificateError."""
-    delta, outputs, q0, _ = _automaton_table(cert["automaton"])
-    labels = cert["network"]["labels"]
-    model = cert["network"]["model"]
-    if model.get("type") != "diagonal-channels":
-        raise CertificateError("count-abstraction needs a diagonal-channels model")
-    k = len(delta)
-    for a, b in itertools.combinations(range(k), 2):  # 1. commuting letters
-        if [delta[a][delta[b][q]] for q in range(len(outputs))] != [
-                delta[b][delta[a][q]] for q in range(len(outputs))]:
-            raise CertificateError("the automaton's letters do not commute")
-    fld = Field(model["field_order"])
-    lam = [[_element(fld, x) for x in row] for row in model["multipliers"]]
-    h0 = [_element(fld, x) for x in model["h0"]]
-    weights = [[_element(fld, x) for x in row] for row in model["readout"]]
-    n_ch = len(h0)
-    if len(lam) != k or any(len(row) != n_ch for row in lam + weights) or len(
-            weights) != len(labels):
-        raise CertificateError("channel model sizes do not match")
-    letters = cert["letters"]
-    if len(letters) != k:
+@dataclass(frozen=True)
+class Letter:
+    """One letter's tail: f^start = f^(start + period), λ^period = base^e per channel
+    (``exponents[c]`` e, or None for a zero multiplier)."""
+
+    start: int
+    period: int
+    base: Fraction
+    exponents: tuple[int | None, ...]
+
+
+@dataclass(frozen=True)
+class CountType:
+    """A count type as listed: per letter ["exact", n] or ["tail", r]; the rival labels'
+    Bernstein degrees."""
+
+    choice: Any  # as the certificate lists it (checked against the letters)
+    rivals: Mapping[int, Any]  # rival label -> Bernstein degrees (checked where used)
+
+
+@dataclass(frozen=True)
+class CountCertificate:
+    """A count-abstraction certificate, parsed: the channels over Q(ζ_M), the letters'
+    tails and the count types."""
+
+    automaton: Automaton
+    labels: tuple[Any, ...]
+    field: Field
+    multipliers: tuple[tuple[Element, ...], ...]  # λ[a][c]
+    h0: tuple[Element, ...]
+    weights: tuple[tuple[Element, ...], ...]  # readout[l][c]
+    letters: tuple[Letter, ...]
+    types: tuple[CountType, ...]
+
+
+def _parse_letters(raw: Any, lam: tuple[tuple[Element, ...], ...], zero: Element
+                   ) -> tuple[Letter, ...]:
+    if len(raw) != len(lam):
         raise CertificateError("one letter entry per symbol is required")
-    zero = fld.rational(Fraction(0))
-    for a, info in enumerate(letters):  # 2. starts, periods, bases
+    out = []
+    for a, info in enumerate(raw):
         start, period, exps = info["start"], info["period"], info["exponents"]
         base = _frac(info["base"])
         if not (isinstance(start, int) and isinstance(period, int) and start >= 0
-                and period >= 1 and 0 < base <= 1 and len(exps) == n_ch):
+                and period >= 1 and 0 < base <= 1 and len(exps) == len(lam[a])):
             raise CertificateError(f"letter {a}: bad start, period, base or exponents")
-        if _compose_power(delta[a], start) != _compose_power(delta[a], start + period):
-            raise CertificateError(f"letter {a}: f^N != f^(N+P) in the automaton")
-        for c in range(n_ch):
-            if lam[a][c] == zero:
-                if exps[c] is not None or start < 1:
-                    raise CertificateError(f"letter {a}, channel {c}: a zero multiplier "
-                                           "needs start >= 1 and a null exponent")
-            elif not (isinstance(exps[c], int) and exps[c] >= 0 and fld.power(
-                    lam[a][c], period) == fld.rational(base ** exps[c])):
-                raise CertificateError(f"letter {a}, channel {c}: λ^P != base^e")
-    options = [[("exact", n) for n in range(L["start"])] + [("tail", r)
-                                                          for r in range(L["period"])]
-               for L in letters]
-    types = cert["types"]
-    expected_types = list(itertools.product(*options))
-    if len(types) != len(expected_types):
+        for c, x in enumerate(lam[a]):
+            if x == zero and (exps[c] is not None or start < 1):
+                raise CertificateError(f"letter {a}, channel {c}: a zero multiplier "
+                                       "needs start >= 1 and a null exponent")
+        out.append(Letter(start, period, base, tuple(exps)))
+    return tuple(out)
+
+
+def _parse_types(raw: Any) -> tuple[CountType, ...]:
+    return tuple(CountType(entry["choice"], MappingProxyType(
+        {r["label"]: r["degrees"] for r in entry["rivals"]})) for entry in raw)
+
+
+def _choices(cc: CountCertificate) -> list[tuple[tuple[str, int], ...]]:
+    """3. the count types are all choices, per letter, of an exact count n < N or a tail
+    residue r < P, listed in itertools.product order: those choices."""
+    options = [[("exact", n) for n in range(L.start)] + [("tail", r) for r in range(L.period)]
+               for L in cc.letters]
+    expected = list(itertools.product(*options))
+    if len(cc.types) != len(expected):
         raise CertificateError("the count types are not all listed")
+    for choice, ct in zip(expected, cc.types):
+        if [list(x) for x in choice] != ct.choice:
+            raise CertificateError(f"count type {ct.choice!r} out of order")
+    return expected
+
+
+def parse_counts(cert: dict[str, Any]) -> CountCertificate:
+    automaton = read_automaton(cert["automaton"])
+    labels, model = tuple(cert["network"]["labels"]), cert["network"]["model"]
+    if model.get("type") != "diagonal-channels":
+        raise CertificateError("count-abstraction needs a diagonal-channels model")
+    fld = Field(model["field_order"])
+    lam = tuple(tuple(_element(fld, x) for x in row) for row in model["multipliers"])
+    h0 = tuple(_element(fld, x) for x in model["h0"])
+    weights = tuple(tuple(_element(fld, x) for x in row) for row in model["readout"])
+    if len(lam) != automaton.n_symbols or any(len(row) != len(h0) for row in lam + weights) \
+            or len(weights) != len(labels):
+        raise CertificateError("channel model sizes do not match")
+    letters = _parse_letters(cert["letters"], lam, fld.rational(Fraction(0)))
+    return CountCertificate(automaton, labels, fld, lam, h0, weights, letters,
+                            _parse_types(cert["types"]))
+
+
+def _check_letters(cc: CountCertificate) -> None:
+    """1. the letters commute; 2. f^N = f^(N+P) and λ^P = β^e for every letter."""
+    delta, n, fld = cc.automaton.delta, cc.automaton.n_states, cc.field
+    for a, b in itertools.combinations(range(len(delta)), 2):
+        if [delta[a][delta[b][q]] for q in range(n)] != [delta[b][delta[a][q]]
+                                                         for q in range(n)]:
+            raise CertificateError("the automaton's letters do not commute")
+    zero = fld.rational(Fraction(0))
+    for a, letter in enumerate(cc.letters):
+        if _compose_power(list(delta[a]), letter.start) != _compose_power(
+                list(delta[a]), letter.start + letter.period):
+            raise CertificateError(f"letter {a}: f^N != f^(N+P) in the automaton")
+        for c, (x, e) in enumerate(zip(cc.multipliers[a], letter.exponents)):
+            if x != zero and not (isinstance(e, int) and e >= 0 and fld.power(
+                    x, letter.period) == fld.rational(letter.base ** e)):
+                raise CertificateError(f"letter {a}, channel {c}: λ^P != base^e")
+
+
+def _scores(cc: CountCertificate, counts: list[int], tails: list[int]
+            ) -> list[dict[tuple[Any, ...], Element]]:
+    """Per label, its score as a polynomial in the tail variables (monomial -> coefficient)."""
+    fld, k = cc.field, len(counts)
+    zero = fld.rational(Fraction(0))
+    scores = []
+    for row in cc.weights:
+        poly: dict[tuple[Any, ...], Element] = {}  # exponents: ints on every tail kept
+        for c in range(len(cc.h0)):
+            if any(cc.multipliers[a][c] == zero and counts[a] > 0 for a in range(k)):
+                continue  # λ^count = 0 (tails have count ≥ N ≥ 1)
+            value = fld.mul(row[c], cc.h0[c])
+            for a in range(k):
+                value = fld.mul(value, fld.power(cc.multipliers[a][c], counts[a]))
+            mono = tuple(cc.letters[a].exponents[c] for a in tails)
+            poly[mono] = fld.add(poly.get(mono, zero), fld.real_part(value))
+        scores.append(poly)
+    return scores
+
+
+def _right_label(cc: CountCertificate, ct: CountType, counts: list[int]) -> int:
+    """The first network label equal to the automaton's output at the type's base counts."""
+    q, outputs = cc.automaton.initial, cc.automaton.outputs
+    for a, n in enumerate(counts):
+        for _ in range(n):
+            q = cc.automaton.delta[a][q]
+    right = next((c for c, lab in enumerate(cc.labels) if _same_label(lab, outputs[q])), None)
+    if right is None:
+        raise CertificateError(f"count type {ct.choice}: no network label {outputs[q]!r}")
+    return right
+
+
+def _check_type(cc: CountCertificate, choice: tuple[tuple[str, int], ...], ct: CountType
+                ) -> int:
+    """4. for one count type: every rival's margin polynomial is ≥ 0 on [0, 1]^T
+    (> 0 at 1 when it comes first); the number of Bernstein arguments."""
+    fld, zero = cc.field, cc.field.rational(Fraction(0))
+    counts = [n if kind == "exact" else cc.letters[a].start + n
+              for a, (kind, n) in enumerate(choice)]
+    tails = [a for a, (kind, _) in enumerate(choice) if kind == "tail"]
+    right = _right_label(cc, ct, counts)
+    scores = _scores(cc, counts, tails)
     n_args = 0
-    for choice, entry in zip(expected_types, types):  # 3.–4.
-        if [list(x) for x in choice] != entry["choice"]:
-            raise CertificateError(f"count type {entry['choice']!r} out of order")
-        counts = [n if kind == "exact" else letters[a]["start"] + n
-                  for a, (kind, n) in enumerate(choice)]
-        tails = [a for a, (kind, _) in enumerate(choice) if kind == "tail"]
-        q = q0
-        for a in range(k):
-            for _ in range(counts[a]):
-                q = delta[a][q]
-        right = next((c for c, lab in enumerate(labels) if _same_label(lab, outputs[q])), None)
-        if right is None:
-            raise CertificateError(f"count type {entry['choice']}: no network label "
-                                   f"{outputs[q]!r}")
-        scores = []
-        for row in weights:
-            poly: dict[tuple[int, ...], Element] = {}
-            for c in range(n_ch):
-                if any(lam[a][c] == zero and counts[a] > 0 for a in range(k)):
-                    continue  # λ^count = 0 (tails have count ≥ N ≥ 1)
-                value = fld.mul(row[c], h0[c])
-                for a in range(k):
-                    value = fld.mul(value, fld.power(lam[a][c], counts[a]))
-                mono = tuple(letters[a]["exponents"][c] for a in tails)
-                poly[mono] = fld.add(poly.get(mono, zero), fld.real_part(value))
-            scores.append(poly)
-        rivals = {r["label"]: r["degrees"] for r in entry["rivals"]}
-        for c in range(len(labels)):
-            if c == right:
-                continue
-            if c not in rivals:
-                raise CertificateError(f"count type {entry['choice']}: label {c} not excluded")
-            diff = dict(scores[right])
-            for mono, v in scores[c].items():
-                diff[mono] = fld.sub(diff.get(mono, zero), v)
-            diff = {mono: v for mono, v in diff.items() if any(v)}  # drop zero terms
-            top = zero
-            for v in diff.values():
-                top = fld.add(top, v)
-            if c < right and fld.sign(top) <= 0:
-                raise CertificateError(f"count type {entry['choice']}: label {c} is not "
-                                       "beaten at x = (1, ..., 1)")
-            if not _bernstein_ok(fld, diff, rivals[c], len(tails)):
-                raise CertificateError(f"count type {entry['choice']}: a Bernstein "
-                                       f"coefficient against label {c} is negative")
-            n_args += 1
-    return (f"valid: count abstraction over Q(ζ_{fld.order}), {len(types)} count types, "
-            f"{n_args} Bernstein arguments")
+    for c in (c for c in range(len(cc.labels)) if c != right):
+        if c not in ct.rivals:
+            raise CertificateError(f"count type {ct.choice}: label {c} not excluded")
+        diff = dict(scores[right])
+        for mono, v in scores[c].items():
+            diff[mono] = fld.sub(diff.get(mono, zero), v)
+        diff = {mono: v for mono, v in diff.items() if any(v)}  # drop zero terms
+        top = zero
+        for v in diff.values():
+            top = fld.add(top, v)
+        if c < right and fld.sign(top) <= 0:
+            raise CertificateError(f"count type {ct.choice}: label {c} is not "
+                                   "beaten at x = (1, ..., 1)")
+        if not _bernstein_ok(fld, diff, ct.rivals[c], len(tails)):
+            raise CertificateError(f"count type {ct.choice}: a Bernstein "
+                                   f"coefficient against label {c} is negative")
+        n_args += 1
+    return n_args
+
+
+def check_counts(cert: dict[str, Any]) -> str:
+    """Check a count-abstraction certificate; a one-line summary, or CertificateError."""
+    cc = parse_counts(cert)
+    _check_letters(cc)
+    n_args = sum(_check_type(cc, choice, ct) for choice, ct in zip(_choices(cc), cc.types))
+    return (f"valid: count abstraction over Q(ζ_{cc.field.order}), {len(cc.types)} count "
+            f"types, {n_args} Bernstein arguments")
