@@ -27,19 +27,39 @@ Method ``belief-decay`` (the negative results) lives in :mod:`.decay`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from .core import CertificateError, _mat, _vec
+from .fields import Matrix, is_index, matrix
 
 
-def read_pfsa(p: dict[str, Any]) -> tuple[list[list[list[Fraction]]], list[set[int]], int]:
-    """(kernel, reveal sets, initial) of a certificate's PFSA, validated."""
-    states, symbols = p["states"], p["symbols"]
+@dataclass(frozen=True)
+class Pfsa:
+    """A PFSA-SR: ``kernel[a][q][q']`` = δ(q, a)(q'), the states ``reveals[a]`` that
+    symbol a can come from, and the initial state."""
+
+    states: tuple[str, ...]
+    symbols: tuple[str, ...]
+    kernel: tuple[Matrix, ...]
+    reveals: tuple[frozenset[int], ...]
+    initial: int
+
+    @property
+    def index(self) -> dict[str, int]:
+        """Symbol name -> index."""
+        return {s: i for i, s in enumerate(self.symbols)}
+
+
+def read_pfsa(p: dict[str, Any]) -> Pfsa:
+    """A certificate's PFSA, validated: distributions, non-empty reveal sets, a state."""
+    states, symbols = tuple(p["states"]), tuple(p["symbols"])
     n, k = len(states), len(symbols)
     if n == 0 or k == 0 or len(set(states)) != n or len(set(symbols)) != k:
         raise CertificateError("pfsa: states and symbols must be non-empty and distinct")
-    kernel = [_mat(table) for table in p["kernel"]]
+    kernel = tuple(matrix(table) for table in p["kernel"])
     if len(kernel) != k or any(len(t) != n or any(len(r) != n for r in t) for t in kernel):
         raise CertificateError("pfsa.kernel is not |symbols| x |states| x |states|")
     for a, table in enumerate(kernel):
@@ -48,19 +68,18 @@ def read_pfsa(p: dict[str, Any]) -> tuple[list[list[list[Fraction]]], list[set[i
                 raise CertificateError(f"pfsa.kernel[{a}][{q}] is not a distribution")
     reveals = []
     for a, shown in enumerate(p["reveals"]):
-        if not isinstance(shown, list) or not shown or not all(
-                isinstance(q, int) and not isinstance(q, bool) and 0 <= q < n for q in shown):
+        if not isinstance(shown, list) or not shown or not all(is_index(q, n) for q in shown):
             raise CertificateError(f"pfsa.reveals[{a}] is not a non-empty set of states")
-        reveals.append(set(shown))
+        reveals.append(frozenset(shown))
     if len(reveals) != k:
         raise CertificateError("pfsa.reveals needs one set per symbol")
     q0 = p["initial"]
-    if not (isinstance(q0, int) and not isinstance(q0, bool) and 0 <= q0 < n):
+    if not is_index(q0, n):
         raise CertificateError("pfsa.initial is not a state")
-    return kernel, reveals, q0
+    return Pfsa(states, symbols, kernel, tuple(reveals), q0)
 
 
-def belief_matrix(kernel: list[list[list[Fraction]]], reveals: list[set[int]], a: int
+def belief_matrix(kernel: Sequence[Matrix], reveals: Sequence[frozenset[int]], a: int
                   ) -> list[list[Fraction]]:
     """M_a = T_a D_a: entry (i, j) = δ(j, a)(i) when j is revealed-possible, else 0."""
     n = len(kernel[a])
@@ -71,8 +90,9 @@ def belief_matrix(kernel: list[list[list[Fraction]]], reveals: list[set[int]], a
 def check_belief_tracking(cert: dict[str, Any]) -> str:
     """Re-check a ``belief-tracking`` certificate; a one-line summary or CertificateError."""
     p, net = cert["pfsa"], cert["network"]
-    kernel, reveals, q0 = read_pfsa(p)
-    n, k = len(p["states"]), len(p["symbols"])
+    pfsa = read_pfsa(p)
+    kernel, reveals, q0 = pfsa.kernel, pfsa.reveals, pfsa.initial
+    n, k = len(pfsa.states), len(pfsa.symbols)
     mats = [_mat(m) for m in net["matrices"]]
     if len(mats) != k:
         raise CertificateError("network.matrices needs one matrix per symbol")
