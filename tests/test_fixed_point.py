@@ -154,7 +154,8 @@ def test_not_expressible() -> None:
     # tests/test_fixed_point_acyclic.py)
     cyclic_merge = Automaton(delta=np.array([[1, 2, 0], [0, 0, 2]]), symbols=["a", "b"],
                              initial=0, outputs=[0, 1, 2])
-    with pytest.raises(NotExpressible, match="invertible.*neither"):
+    with pytest.raises(NotExpressible, match=r"reset: letter 'a' is neither.*acyclic: the "
+                       r"transitions have the cycle.*'b' maps states.*invertible"):
         compile_automaton(cyclic_merge, "fixed-point")
     # parity's letter is a transposition: odd, so no sign channel means no encoding
     with pytest.raises(NotExpressible, match="odd"):

@@ -127,9 +127,9 @@ def test_a_longer_chain_needs_the_finer_potential_base():
 
 
 def test_above_the_default_limit_it_is_refused_at_once():
-    from fsmnet.constructions.fixed_point import ACYCLIC_LIMIT
+    from fsmnet.constructions.fixed_point_limits import LIMITS
 
-    spec = f"atleast:{ACYCLIC_LIMIT + 3}"
+    spec = f"atleast:{LIMITS.acyclic_states + 3}"
     with pytest.raises(NotExpressible, match="above 16"):
         fsmnet.compile(spec, "fixed-point")
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from fractions import Fraction
 
 import numpy as np
@@ -21,11 +22,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis_budget import examples
 
-import fsmnet.constructions.fixed_point as fp
+import fsmnet.constructions.fixed_point_search as fp
 from fsmnet.automata import load
 from fsmnet.constructions import compile_automaton
+from fsmnet.constructions.fixed_point_limits import LIMITS
+from fsmnet.constructions.fixed_point_network import permutation_matrices
 from fsmnet.errors import NotExpressible
-from fsmnet.nets.fixed_point import charpoly, schur_stable
+from fsmnet.nets.exact_linalg import int_det
+from fsmnet.nets.fixed_point import charpoly, radius_below_one, schur_stable
 
 
 def _slow(lam: list[Fraction], b: np.ndarray) -> bool:
@@ -42,20 +46,20 @@ def test_scaled_integer_charpoly_agrees(case) -> None:
     rows, nums, exps = case
     b = np.array(rows, dtype=np.int64)
     lam = [min(Fraction(p, 2**e), Fraction(1023, 1024)) for p, e in zip(nums, exps)]
-    old = fp._EXACT_CHAIN
+    old = fp.LIMITS
     try:
-        fp._EXACT_CHAIN = 0  # force the integer (sympy) path
-        fast = fp._proved_stable(lam, b)
+        fp.LIMITS = replace(LIMITS, exact_chain=0)  # force the integer (sympy) path
+        fast = fp.proved_stable(lam, b)
     finally:
-        fp._EXACT_CHAIN = old
+        fp.LIMITS = old
     assert fast == _slow(lam, b)
 
 
 def test_both_verdicts_occur() -> None:
     # I − Λ·I with λ = 1/2: radius 1/2, stable; with b = −I: radius 3/2, not.
     half = [Fraction(1, 2)] * 3
-    assert fp._proved_stable(half, np.eye(3, dtype=np.int64)) is True
-    assert fp._proved_stable(half, -np.eye(3, dtype=np.int64)) is False
+    assert fp.proved_stable(half, np.eye(3, dtype=np.int64)) is True
+    assert fp.proved_stable(half, -np.eye(3, dtype=np.int64)) is False
 
 
 def test_greedy_chain_has_positive_nested_minors() -> None:
@@ -69,7 +73,7 @@ def test_greedy_chain_has_positive_nested_minors() -> None:
     assert order is not None and sorted(order) == list(range(n))
     for k in range(1, n + 1):
         idx = order[:k]
-        assert fp._int_det([[int(b[r, c]) for c in idx] for r in idx]) > 0
+        assert int_det([[int(b[r, c]) for c in idx] for r in idx]) > 0
 
 
 def test_large_hidden_size_is_refused_quickly() -> None:
@@ -78,7 +82,7 @@ def test_large_hidden_size_is_refused_quickly() -> None:
     # is over the default block limit, so the class is refused at once.
     s5 = load("symmetric:5,gens").minimal()
     start = time.process_time()
-    with pytest.raises(NotExpressible, match=r"hidden size 120.*\[6, 20\] classes"):
+    with pytest.raises(NotExpressible, match=r"\[6, 20\] classes.*hidden size 120 is above 32"):
         compile_automaton(s5, "fixed-point")
     assert time.process_time() - start < 5
 
@@ -165,16 +169,16 @@ def _schur_monic(coeffs: list[Fraction]) -> bool:
 @pytest.fixture(scope="module")
 def quick_tuning() -> Iterator[None]:
     # exactness does not depend on how well the search does, only on its budget
-    saved = tuning._STEPS, tuning._SEEDS
-    tuning._STEPS, tuning._SEEDS = 250, 2
+    saved = tuning.LIMITS
+    tuning.LIMITS = replace(LIMITS, trial_steps=250, trials=2)
     yield
-    tuning._STEPS, tuning._SEEDS = saved
+    tuning.LIMITS = saved
 
 
 def test_blocks_are_invariant_and_orthonormal() -> None:
     a = load("symmetric:3").minimal()
     reps = []
-    for p in fp._permutations(a):  # P_σ ⊕ sgn σ, as the construction does
+    for p in permutation_matrices(a):  # P_σ ⊕ sgn σ, as the construction does
         r = np.zeros((7, 7))
         r[:6, :6] = p
         r[6, 6] = np.linalg.det(p)
@@ -204,7 +208,7 @@ def test_rational_proof_agrees_with_fractions(case) -> None:
     n = len(lam)
     m = np.array([[Fraction(int(i == j)) - lam[i] * b[i, j] for j in range(n)]
                   for i in range(n)], dtype=object)
-    assert tuning.proved_stable_rational(lam, rows, den) == schur_stable(charpoly(m))
+    assert radius_below_one(lam, rows, den) == schur_stable(charpoly(m))
 
 
 def test_tuned_radius_below_untuned_s3_gens(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -274,7 +278,7 @@ from fsmnet.constructions.fixed_point_network import signed  # noqa: E402
 
 
 def _signed_reps(a: Automaton) -> tuple[list[np.ndarray], bool]:
-    perms = fp._permutations(a)
+    perms = permutation_matrices(a)
     signs = [round(np.linalg.det(p)) for p in perms]
     extra = any(s < 0 for s in signs)
     return [signed(p, s if extra else None) for p, s in zip(perms, signs)], extra

@@ -47,7 +47,7 @@ from fsmnet.constructions.fixed_point_reset import rational_network
 from fsmnet.errors import NotExpressible
 from fsmnet.nets import Network
 
-__all__ = ["compile_fixed_point_acyclic", "cycle_of", "default_epsilon"]
+__all__ = ["compile_fixed_point_acyclic", "cycle_of", "default_epsilon", "merges", "why_not"]
 
 
 def cycle_of(automaton: Automaton) -> list[int] | None:
@@ -73,6 +73,26 @@ def cycle_of(automaton: Automaton) -> list[int] | None:
                 path.append(nxt)
                 stack.append(iter(succ[nxt]))
     return None
+
+
+def merges(automaton: Automaton) -> bool:
+    """Whether some letter maps two states to one."""
+    return any(len(set(row.tolist())) < automaton.n_states for row in automaton.delta)
+
+
+def _cycle_text(automaton: Automaton, cycle: list[int]) -> str:
+    names = " -> ".join(str(automaton.states[q]) for q in [*cycle, cycle[0]])
+    return f"the transitions have the cycle {names}"
+
+
+def why_not(automaton: Automaton) -> str | None:
+    """Why the construction is not the one for this automaton, or None: some letter
+    must merge two states (without a merge the permutation constructions apply) and
+    the transition graph must have no cycle."""
+    if not merges(automaton):
+        return "no letter maps two states to one"
+    cycle = cycle_of(automaton)
+    return None if cycle is None else _cycle_text(automaton, cycle)
 
 
 def default_epsilon(n_states: int) -> Fraction:
@@ -117,10 +137,8 @@ def compile_fixed_point_acyclic(automaton: Automaton, *, epsilon: Fraction | Non
     """
     cycle = cycle_of(automaton)
     if cycle is not None:
-        names = " -> ".join(str(automaton.states[q]) for q in [*cycle, cycle[0]])
-        raise NotExpressible(f"fixed-point (behavioural merge): the transitions have the "
-                             f"cycle {names}; the construction needs a partially ordered "
-                             f"automaton")
+        raise NotExpressible(f"fixed-point (behavioural merge): {_cycle_text(automaton, cycle)}; "
+                             f"the construction needs a partially ordered automaton")
     n = automaton.n_states
     eps = default_epsilon(n) if epsilon is None else Fraction(epsilon)
     if not 0 < eps or 2 * (n - 1) * eps >= 1:

@@ -1,8 +1,8 @@
 """fixed-point at large H: an *exactly* block-diagonal tuned encoding.
 
-Above 32 coordinates the exact Schur-Cohn proof on the full rounded S of
-:mod:`fsmnet.constructions.fixed_point_tuning` is too slow.  Here the invariant
-subspaces are rational, so
+Above ``LIMITS.proof_size`` coordinates the exact Schur-Cohn proof on the full
+rounded S of :mod:`fsmnet.constructions.fixed_point_tuning` is too slow.  Here the
+invariant subspaces are rational, so
 
     S = blockdiag(S_i) W⁻¹,    W⁻¹ R_σ W = blockdiag(ρ_i(σ))   (exactly),
 
@@ -31,20 +31,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from fsmnet.constructions.fixed_point_tuning import (
-    GROUP_LIMIT,
-    dense,
-    invariant_blocks,
-    signed_closure,
-)
+from fsmnet.constructions.fixed_point_limits import LIMITS
+from fsmnet.constructions.fixed_point_tuning import dense, invariant_blocks, signed_closure
 
 if TYPE_CHECKING:
     from fsmnet.automata import Automaton
     from fsmnet.nets import Network
-
-BLOCK_LIMIT = 16
-"""Largest exact block (copies of one component, merged, plus unit channels)."""
-
 
 @dataclass(frozen=True)
 class ExactBlocks:
@@ -108,7 +100,7 @@ def exact_blocks(reps: list[np.ndarray], rng: np.random.Generator) -> ExactBlock
     """Rational invariant subspaces with identical block matrices per component, or None
     (group too large, or a character that is not integral)."""
     size = reps[0].shape[0]
-    signed = signed_closure(reps, GROUP_LIMIT)
+    signed = signed_closure(reps, LIMITS.group_elements)
     if signed is None:
         return None
     index = {_key(g): i for i, g in enumerate(signed)}
@@ -236,8 +228,8 @@ OPTIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
 
 def tune_type(mats: list[np.ndarray], count: int, seed: int) -> BlockType | None:
     """The option of ``OPTIONS`` with the smallest tuned radius (the first one below
-    ``_TARGET`` ends the search) whose block is then proved exactly."""
-    from fsmnet.constructions.fixed_point_tuning import _TARGET, _hopeless, tune_block
+    ``LIMITS.target_radius`` ends the search) whose block is then proved exactly."""
+    from fsmnet.constructions.fixed_point_tuning import _hopeless, tune_block
 
     found: list[tuple[float, int, tuple[str, ...], list[np.ndarray], np.ndarray,
                       np.ndarray]] = []
@@ -246,12 +238,12 @@ def tune_type(mats: list[np.ndarray], count: int, seed: int) -> BlockType | None
             continue
         big = _with_channels(mats, copies, channels)
         floats = [np.array(m, dtype=np.float64) for m in big]
-        if _hopeless(floats) or floats[0].shape[0] > BLOCK_LIMIT:
+        if _hopeless(floats) or floats[0].shape[0] > LIMITS.exact_block:
             continue
         radius, s_f, lam = tune_block([np.linalg.inv(m).T for m in floats], seed)
         if radius < 1 - 1e-3:
             found.append((radius, copies, channels, big, s_f, lam))
-            if radius < _TARGET:
+            if radius < LIMITS.target_radius:
                 break
     for _, copies, channels, big, s_f, lam in sorted(found, key=lambda f: f[0]):
         exact = _exact_block(big, s_f, lam)
@@ -264,13 +256,9 @@ def _exact_block(mats: list[np.ndarray], s_f: np.ndarray, lam0: np.ndarray
                  ) -> tuple[list[list[int]], list[list[Fraction]], list[float]] | None:
     from math import lcm
 
-    from fsmnet.constructions.fixed_point import _dyadic
-    from fsmnet.constructions.fixed_point_tuning import (
-        _polish,
-        _radius,
-        proved_stable_rational,
-    )
-    from fsmnet.nets.fixed_point import exact_inverse
+    from fsmnet.constructions.fixed_point_search import dyadic, float_radius
+    from fsmnet.constructions.fixed_point_tuning import _polish
+    from fsmnet.nets.fixed_point import exact_inverse, radius_below_one
 
     for bits in (12, 16, 20):
         s_int = np.rint(s_f * (2.0**bits / np.max(np.abs(s_f)))).astype(np.int64)
@@ -284,11 +272,11 @@ def _exact_block(mats: list[np.ndarray], s_f: np.ndarray, lam0: np.ndarray
             den = lcm(*(x.denominator for x in b.ravel()))
             num = [[int(x * den) for x in row] for row in b]
             bf = np.array(num, dtype=np.float64) / den
-            exact = [_dyadic(float(x)) for x in _polish(bf, lam0[sym])]
-            if not proved_stable_rational(exact, num, den):
+            exact = [dyadic(float(x)) for x in _polish(bf, lam0[sym])]
+            if not radius_below_one(exact, num, den):
                 break
             lambdas.append(exact)
-            radii.append(_radius(np.array([float(x) for x in exact]), bf))
+            radii.append(float_radius(np.array([float(x) for x in exact]), bf))
         if len(lambdas) == len(mats):
             return s_int.tolist(), lambdas, radii
     return None
@@ -297,27 +285,24 @@ def _exact_block(mats: list[np.ndarray], s_f: np.ndarray, lam0: np.ndarray
 # ------------------------------------------------------------------ the network
 def compile_fixed_point_blocks(automaton: Automaton, *, seed: int = 0) -> Network:
     """Fixed-point network of a permutation automaton with an exactly block-diagonal
-    tuned encoding, at any hidden size (the group must have at most ``GROUP_LIMIT``
-    elements and integral characters).
+    tuned encoding, at any hidden size (the group must have at most
+    ``LIMITS.group_elements`` elements and integral characters).
 
     Raises
     ------
     NotExpressible
         For a non-permutation letter, or when no such encoding is found.
     """
-    from fsmnet.constructions.fixed_point import _permutations
-    from fsmnet.constructions.fixed_point_network import signed as _signed
+    from fsmnet.constructions.fixed_point_network import signed_letters
     from fsmnet.errors import NotExpressible
 
-    perms = _permutations(automaton)
-    signs = [1 if round(np.linalg.det(p)) > 0 else -1 for p in perms]
-    extra = any(s < 0 for s in signs)
-    reps = [_signed(p, s if extra else None) for p, s in zip(perms, signs)]
-    net = compile_exact_blocks(automaton, reps, extra, seed)
+    letters = signed_letters(automaton)
+    net = compile_exact_blocks(automaton, letters.reps, letters.sign_channel, seed)
     if net is None:
         raise NotExpressible("fixed-point: no exactly block-diagonal encoding was found (a "
-                             f"group above {GROUP_LIMIT} elements, a character that is not "
-                             "integral, or a component that no option tunes below 1)")
+                             f"group above {LIMITS.group_elements} elements, a character "
+                             "that is not integral, or a component that no option tunes "
+                             "below 1)")
     return net
 
 

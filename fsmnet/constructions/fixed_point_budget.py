@@ -2,7 +2,8 @@
 
 The tuning (:mod:`fsmnet.constructions.fixed_point_tuning`) is a float search whose
 success is not known in advance; a count of steps, shared by every block, seed and
-quotient of one compile, bounds it the same way on every machine, however loaded.
+quotient of one compile, bounds it the same way on every machine, however loaded
+(the default count: ``LIMITS.tuning_steps``, :mod:`fsmnet.constructions.fixed_point_limits`).
 """
 
 from __future__ import annotations
@@ -14,20 +15,11 @@ from dataclasses import dataclass, field
 
 from fsmnet.errors import SpecError
 
-__all__ = ["TUNING_STEPS", "OutOfTuningSteps", "StepBudget", "reporting"]
+__all__ = ["OutOfTuningSteps", "StepBudget", "reporting"]
 
 _REPORT_EVERY = 250
 _PROGRESS: ContextVar[Callable[[int, int], None] | None] = ContextVar(
     "fixed_point_tuning_progress", default=None)
-
-
-TUNING_STEPS = 100_000
-"""Adam steps one fixed-point compile may spend on radius tuning, all blocks, seeds and
-quotients together (option ``tuning_steps``).  A count, not a clock, so the outcome is
-the same however loaded the machine.  It leaves a margin over what the compiles that
-succeed spend (docs/performance.md, "Figures behind constants") for CPUs on which an
-early seed misses (the tuning's floats differ between CPUs), and a compile that fails
-stops instead of running on."""
 
 
 @contextlib.contextmanager

@@ -40,7 +40,8 @@ from fractions import Fraction
 import numpy as np
 
 from fsmnet.automata import Automaton
-from fsmnet.constructions.fixed_point_budget import TUNING_STEPS, StepBudget
+from fsmnet.constructions.fixed_point_budget import StepBudget
+from fsmnet.constructions.fixed_point_limits import LIMITS
 from fsmnet.errors import NotExpressible, SpecError
 from fsmnet.nets import Network
 
@@ -65,21 +66,52 @@ def letter_actions(automaton: Automaton) -> list[tuple[str, np.ndarray | int]] |
     return out
 
 
-def applies(automaton: Automaton) -> bool:
-    """Every letter a permutation or a reset, with at least one reset and one
-    permutation other than the identity (the other cases have their own
-    constructions)."""
+def why_not(automaton: Automaton) -> str | None:
+    """Why the construction does not apply, or None when it does: every letter must be
+    a permutation or a reset, with at least one reset and one permutation other than
+    the identity (the other cases have their own constructions)."""
     actions = letter_actions(automaton)
     if actions is None:
-        return False
+        n = automaton.n_states
+        bad = next(s for s, row in enumerate(automaton.delta) if 1 < len(set(row.tolist())) < n)
+        return (f"letter {automaton.symbols[bad]!r} neither permutes the states nor maps "
+                f"them all to one state")
+    if not any(kind == "reset" for kind, _ in actions):
+        return "no letter is a reset"
     eye = np.eye(automaton.n_states, dtype=np.int64)
-    return (any(kind == "reset" for kind, _ in actions) and any(
-        kind == "perm" and not np.array_equal(p, eye) for kind, p in actions))
+    if not any(kind == "perm" and not np.array_equal(p, eye) for kind, p in actions):
+        return "no letter permutes the states (beyond the identity)"
+    return None
+
+
+def applies(automaton: Automaton) -> bool:
+    """Whether the construction applies (:func:`why_not` says why not)."""
+    return why_not(automaton) is None
+
+
+def _sign_channel(actions: list[tuple[str, np.ndarray | int]]) -> bool:
+    """Whether some permutation letter is odd (then R_g carries sgn g)."""
+    return any(kind == "perm" and round(np.linalg.det(p)) < 0 for kind, p in actions)
+
+
+def _actions(automaton: Automaton) -> list[tuple[str, np.ndarray | int]]:
+    actions = letter_actions(automaton)
+    if actions is None:
+        raise NotExpressible("fixed-point (permutations and resets): every letter must "
+                             "permute the states or map them all to one state")
+    return actions
+
+
+def hidden_size(automaton: Automaton) -> int:
+    """Coordinates before any unit channel: the one-hot part, the sign channel when
+    some letter is odd, and the homogeneous coordinate c."""
+    return automaton.n_states + int(_sign_channel(_actions(automaton))) + 1
 
 
 def compile_fixed_point_group_reset(automaton: Automaton, *, seed: int = 0,
                                     epsilon: Fraction = EPSILON,
-                                    tuning_steps: int | StepBudget = TUNING_STEPS) -> Network:
+                                    tuning_steps: int | StepBudget = LIMITS.tuning_steps
+                                    ) -> Network:
     """The construction above, for a minimal automaton whose letters are permutations
     or resets.
 
@@ -93,7 +125,6 @@ def compile_fixed_point_group_reset(automaton: Automaton, *, seed: int = 0,
         shared :class:`~fsmnet.constructions.fixed_point_budget.StepBudget`) is not
         positive.
     """
-    from fsmnet.constructions.fixed_point import _PROOF_LIMIT
     from fsmnet.constructions.fixed_point_network import (
         conjugated_network,
         signed,
@@ -103,23 +134,20 @@ def compile_fixed_point_group_reset(automaton: Automaton, *, seed: int = 0,
     )
     from fsmnet.nets.fixed_point import converges_exactly, exact_inverse
 
-    actions = letter_actions(automaton)
-    if actions is None:
-        raise NotExpressible("fixed-point (permutations and resets): every letter must "
-                             "permute the states or map them all to one state")
+    actions = _actions(automaton)
     eps = Fraction(epsilon)
     if not 0 < eps < Fraction(1, 2):
         raise SpecError("epsilon must lie in (0, 1/2), so that the true state outweighs "
                         "the rest", source="fixed-point", field="epsilon", value=str(eps))
     n = automaton.n_states
     signs = [round(np.linalg.det(p)) if kind == "perm" else 1 for kind, p in actions]
-    extra = any(sg < 0 for sg in signs)
-    size0 = n + int(extra) + 1
+    extra = _sign_channel(actions)
+    size0 = hidden_size(automaton)
     homog = size0 - 1
-    if size0 > _PROOF_LIMIT:  # refused at once: `fsmnet expressivity` tries every class
+    if size0 > LIMITS.proof_size:  # refused at once: `fsmnet expressivity` tries every class
         raise NotExpressible(f"fixed-point (permutations and resets): hidden size {size0} "
-                             f"is above {_PROOF_LIMIT}, where the exact proof of the "
-                             f"permutation letters' radius takes hours")
+                             f"is above {LIMITS.proof_size}, where the exact proof of the "
+                             f"permutation letters' radius is too slow")
     # R_g = P_g ⊕ (sgn g) ⊕ 1: the homogeneous coordinate c is one more fixed channel.
     perm_reps = [with_units(signed(p, sg if extra else None), 1)
                  for (_, p), sg in zip(actions, signs) if isinstance(p, np.ndarray)]

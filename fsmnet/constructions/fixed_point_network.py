@@ -1,16 +1,20 @@
-"""The network of a conjugated encoding, A_σ = S R_σ S⁻¹, shared by the fixed-point
-constructions (:mod:`fsmnet.constructions.fixed_point` for permutation automata,
-:mod:`fsmnet.constructions.fixed_point_group_reset` for permutations and resets).
+"""The conjugated encoding A_σ = S R_σ S⁻¹ shared by the fixed-point constructions:
+the letters as simple matrices R_σ, the tuning over seeds, and the network.
 
 R_σ is the letter on simple coordinates (a signed permutation with unit channels,
 or a contraction in homogeneous coordinates); S is the tuned or random
 conjugation that makes the fixed-point iteration converge.  Λ_σ is given per
 letter, Q_σ = (Λ_σ⁻¹ − I)⁻¹(A_σ⁻¹ − I) follows, and the result is self-checked
 exactly (the network's A_σ must be S R_σ S⁻¹ in Fractions).
+
+A letter that is an odd permutation needs the sign channel (R_σ = P_σ ⊕ sgn σ):
+det(Λ B) = det Λ · sgn σ must be positive when every eigenvalue of Λ B lies in
+the disk |1 − z| < 1 (docs/constructions-deltaproduct-fixedpoint.md).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -18,22 +22,71 @@ import numpy as np
 
 from fsmnet.automata import Automaton
 from fsmnet.constructions.fixed_point_budget import StepBudget
+from fsmnet.constructions.fixed_point_limits import LIMITS
+from fsmnet.errors import NotExpressible
 from fsmnet.nets import Network
 from fsmnet.nets.fixed_point import exact_inverse, iterate_fixed_point
-
-TUNING_SEEDS = 6
-"""Seeds the tuned encoding tries, in order, before the untuned search."""
-LARGE_TUNING = 16
-"""Above this many coordinates only :data:`LARGE_TUNING_SEEDS` seeds are tried."""
-LARGE_TUNING_SEEDS = 2
-"""Mid-sized groups succeed on an early seed or not at all (docs/performance.md,
-"Fixed-point networks for permutation-reset automata"), so later seeds only cost
-time.  Such groups try two quotients first (fsmnet.constructions.fixed_point_split)."""
 
 
 def tuning_seeds(size: int) -> int:
     """How many seeds the tuning tries for an encoding of ``size`` coordinates."""
-    return TUNING_SEEDS if size <= LARGE_TUNING else LARGE_TUNING_SEEDS
+    return LIMITS.tuning_seeds if size <= LIMITS.split_above else LIMITS.large_tuning_seeds
+
+
+@dataclass(frozen=True)
+class SignedLetters:
+    """The letters of a permutation automaton as signed permutation matrices
+    R_σ = P_σ, or P_σ ⊕ (sgn σ) with the sign channel."""
+
+    reps: list[np.ndarray]
+    sign_channel: bool
+
+    @property
+    def size(self) -> int:
+        """The hidden size before any unit channel."""
+        return int(self.reps[0].shape[0])
+
+
+def permutation_matrices(automaton: Automaton) -> list[np.ndarray]:
+    """P_σ per letter (column q has its 1 at δ(q)); NotExpressible, naming the letter
+    and the two states, when some letter maps two states to one."""
+    n = automaton.n_states
+    out = []
+    for s in range(automaton.n_symbols):
+        images = automaton.delta[s]
+        if len(set(images.tolist())) < n:
+            q1, q2 = [int(q) for q in np.flatnonzero(images == np.bincount(images).argmax())[:2]]
+            raise NotExpressible(
+                f"fixed-point: letter {automaton.symbols[s]!r} maps states "
+                f"{automaton.states[q1]!r} and {automaton.states[q2]!r} of the minimal "
+                f"automaton to the same state; A = (I + (Λ⁻¹ − I)Q)⁻¹ is invertible, so a "
+                f"merge is carried only behaviourally (resets, permutations and resets, "
+                f"or a partially ordered automaton)")
+        p = np.zeros((n, n), dtype=np.int64)
+        p[images, np.arange(n)] = 1
+        out.append(p)
+    return out
+
+
+def signed_letters(automaton: Automaton, sign_channel: bool | None = None) -> SignedLetters:
+    """The letters as R_σ; the sign channel is added exactly when some letter is odd,
+    unless ``sign_channel`` forces (True) or forbids (False) it.
+
+    Raises
+    ------
+    NotExpressible
+        For a letter that merges states, or an odd letter without a sign channel.
+    """
+    perms = permutation_matrices(automaton)
+    signs = [1 if round(np.linalg.det(p)) > 0 else -1 for p in perms]
+    extra = any(sg < 0 for sg in signs) if sign_channel is None else sign_channel
+    if not extra and any(sg < 0 for sg in signs):
+        odd = automaton.symbols[signs.index(-1)]
+        raise NotExpressible(f"fixed-point: letter {odd!r} is an odd permutation; without a "
+                             f"sign channel det(Λ A⁻¹) < 0 for every Λ in (0,1)^H, so the "
+                             f"iteration cannot converge (ρ ≥ 1)")
+    return SignedLetters([signed(p, sg if extra else None) for p, sg in zip(perms, signs)],
+                         extra)
 
 
 def tune_over_seeds(reps: list[np.ndarray], seed: int,
@@ -51,6 +104,32 @@ def tune_over_seeds(reps: list[np.ndarray], seed: int,
         if enc is not None or (budget is not None and budget.spent):
             return enc, tuning_seed
     return None, seed + count - 1
+
+
+def tuned_network(automaton: Automaton, letters: SignedLetters, seed: int,
+                  budget: StepBudget) -> Network:
+    """The network of the tuned encoding of ``letters`` (S tuned jointly with Λ, unit
+    channels added where a block cannot converge alone).
+
+    Raises
+    ------
+    NotExpressible
+        When no seed finds a proved encoding, or the step budget runs out first.
+    """
+    enc, tuning_seed = tune_over_seeds(letters.reps, seed, budget)
+    if enc is None:
+        if budget.spent:
+            raise NotExpressible(budget.refusal("fixed-point"))
+        raise NotExpressible(f"fixed-point: no tuned conjugation has a proved spectral "
+                             f"radius below 1 for every letter (seeds {seed}..{tuning_seed})")
+    s = np.array(enc.s, dtype=object)
+    s_inv = exact_inverse(np.array([[Fraction(int(x)) for x in row] for row in enc.s],
+                                   dtype=object))
+    reps = [with_units(r, enc.units) for r in letters.reps]
+    return conjugated_network(automaton, s, s_inv, reps, enc.lambdas, enc.radii,
+                              letters.sign_channel, seed,
+                              tuned={"unit_channels": enc.units, "blocks": enc.blocks,
+                                     "tuning_seed": tuning_seed})
 
 
 def signed(p: np.ndarray, sign: int | None) -> np.ndarray:

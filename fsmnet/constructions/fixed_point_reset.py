@@ -50,6 +50,19 @@ def letter_kinds(automaton: Automaton) -> list[int | None] | None:
     return kinds
 
 
+def why_not(automaton: Automaton) -> str | None:
+    """Why the construction does not apply, or None when it does: every letter a
+    reset or the identity, and at least one reset."""
+    kinds = letter_kinds(automaton)
+    if kinds is None:
+        bad = next(s for s, row in enumerate(automaton.delta)
+                   if len(set(row.tolist())) > 1 and any(int(t) != i for i, t in enumerate(row)))
+        return f"letter {automaton.symbols[bad]!r} is neither a reset nor the identity"
+    if all(k is None for k in kinds):
+        return "no letter is a reset"
+    return None
+
+
 def compile_fixed_point_reset(automaton: Automaton, *, epsilon: Fraction = EPSILON
                               ) -> Network:
     """The construction above, for a minimal automaton whose letters are resets or
@@ -62,8 +75,8 @@ def compile_fixed_point_reset(automaton: Automaton, *, epsilon: Fraction = EPSIL
     """
     kinds = letter_kinds(automaton)
     if kinds is None or all(k is None for k in kinds):
-        raise NotExpressible("fixed-point (behavioural reset): every letter must be a reset "
-                             "(constant map) or the identity")
+        raise NotExpressible(f"fixed-point (behavioural reset): {why_not(automaton)}; every "
+                             f"letter must be a reset (constant map) or the identity")
     n = automaton.n_states
     size = n + 1
     eps = Fraction(epsilon)

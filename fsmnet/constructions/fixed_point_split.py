@@ -1,12 +1,12 @@
-"""fixed-point for permutation automata above 16 coordinates: a subdirect split into quotients.
+"""fixed-point for larger permutation automata: a subdirect split into quotients.
 
-The tuned encoding of :mod:`fsmnet.constructions.fixed_point` needs an exact
+The tuned encoding (:mod:`fsmnet.constructions.fixed_point_tuning`) needs an exact
 Schur-Cohn proof of ρ(M_σ) < 1 on the whole H × H matrix, which is only quick up
-to 32 coordinates, and its radius tuning rarely succeeds above 16
-(docs/constructions-deltaproduct-fixedpoint.md).  A permutation automaton whose states
-split as pairs of
-classes of two congruences (``congruences.product_split``: A_5 = 5 × 12 classes,
-S_5 = 6 × 20) is instead run as two smaller fixed-point networks side by side:
+to ``LIMITS.proof_size`` coordinates, and its radius tuning rarely succeeds above
+``LIMITS.split_above`` (docs/constructions-deltaproduct-fixedpoint.md).  A
+permutation automaton whose states split as pairs of classes of two congruences
+(``congruences.product_split``: A_5 = 5 × 12 classes, S_5 = 6 × 20) is instead run
+as two smaller fixed-point networks side by side:
 
     Λ = (Λ₁, Λ₂),   Q = Q₁ ⊕ Q₂,   so A_σ = A₁,σ ⊕ A₂,σ and M_σ = M₁,σ ⊕ M₂,σ,
 
@@ -28,18 +28,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fsmnet.automata import Automaton
+from fsmnet.constructions.fixed_point_limits import LIMITS
 from fsmnet.errors import NotExpressible
 
 if TYPE_CHECKING:
     from fsmnet.nets import Network
 
-__all__ = ["BLOCK_LIMIT", "compile_fixed_point_split"]
-
-BLOCK_LIMIT = 16
-"""Largest quotient (classes + sign channel) by default: the radius tuning of a block
-grows fast with its size, and ``fsmnet expressivity`` must settle a class at 120 states
-in seconds (S_5's block of 20 is past that; docs/performance.md, "Figures behind
-constants").  ``block_limit=32`` builds S_5 from the API."""
+__all__ = ["compile_fixed_point_split"]
 
 
 def _quotient(automaton: Automaton, part: tuple[int, ...]) -> Automaton:
@@ -54,8 +49,10 @@ def _quotient(automaton: Automaton, part: tuple[int, ...]) -> Automaton:
 
 
 def compile_fixed_point_split(automaton: Automaton, *, seed: int = 0,
-                              block_limit: int = BLOCK_LIMIT, **options: Any) -> Network:
-    """The split above, for a minimal permutation automaton with one label per state.
+                              block_limit: int = LIMITS.split_block, **options: Any) -> Network:
+    """The split above, for a minimal permutation automaton with one label per state;
+    each quotient (classes + sign channel) must have at most ``block_limit``
+    coordinates (never more than ``LIMITS.proof_size``).
 
     Raises
     ------
@@ -72,15 +69,14 @@ def compile_fixed_point_split(automaton: Automaton, *, seed: int = 0,
         raise NotExpressible("fixed-point (split): the outputs must tell the states apart "
                              "(a linear readout of two blocks cannot take a maximum over "
                              "a label's states)")
-    split, _ = product_split(automaton.delta, limit=4096)
+    split, _ = product_split(automaton.delta, limit=LIMITS.split_congruences)
     if split is None:
         raise NotExpressible(f"fixed-point (split): no two congruences split the {n} states "
                              f"into pairs of classes")
     parts = list(split)
-    from fsmnet.constructions.fixed_point import _PROOF_LIMIT
-
-    limit = min(block_limit, _PROOF_LIMIT)  # no recursion: each block's readout must be
-    for part in parts:                      # the one-hots of its classes
+    # No recursion: each block's readout must be the one-hots of its classes.
+    limit = min(block_limit, LIMITS.proof_size)
+    for part in parts:
         if max(part) + 2 > limit:
             raise NotExpressible(f"fixed-point (split): the quotients have "
                                  f"{[max(p) + 1 for p in parts]} classes; with a sign channel "
