@@ -7,12 +7,16 @@ rules are checked on them, not on the constructions), the automaton's own run
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 import fsmnet
-from fsmnet.automata import load
+from fsmnet.algebra.holonomy.skeleton import DecompositionTooLarge
+from fsmnet.automata import Automaton, load
 from fsmnet.constructions.minmax_explore import CascadeTooLarge
+from fsmnet.constructions.minmax_holonomy import HolonomyTooLarge, count_image_sets, holonomy_spec
 from fsmnet.constructions.minmax_limits import LIMITS, MinMaxLimits
 from fsmnet.constructions.minmax_strategies import (
     CASCADE_TABLE,
@@ -45,7 +49,7 @@ def _row(name: str, stage: int, result: Network | str | Exception, *, taken: boo
 
 
 def _attempt() -> Attempt:
-    return Attempt(load("parity").minimal(), "minmax-cascade", LIMITS.max_steps)
+    return Attempt(load("parity").minimal(), "minmax-cascade", LIMITS.max_steps, LIMITS)
 
 
 def test_a_stage_with_a_taken_network_ends_the_search_with_its_smallest() -> None:
@@ -155,3 +159,65 @@ def test_a_scalar_refusal_lists_every_row() -> None:
         fsmnet.compile(load("contains:aba"), "minmax-scalar", max_steps=3)
     text = str(info.value)
     assert "[strategies tried: threshold:" in text and "holonomy: CascadeTooLarge" in text
+
+
+# ---------------------------------------------------------- the image-set limit
+def _orbit_by_definition(a: Automaton) -> int:
+    """Image sets of the state set under every word (the full set included), by BFS."""
+    full = frozenset(range(a.n_states))
+    seen, todo = {full}, [full]
+    while todo:
+        current = todo.pop()
+        for row in a.delta:
+            image = frozenset(int(row[q]) for q in current)
+            if image not in seen:
+                seen.add(image)
+                todo.append(image)
+    return len(seen)
+
+
+def test_the_image_set_limit_is_typed_and_names_what_was_counted() -> None:
+    a = load("random:n=8,k=2,seed=1").minimal()
+    sets = _orbit_by_definition(a)
+    assert count_image_sets(a, sets) == sets and count_image_sets(a, sets - 1) is None
+    with pytest.raises(HolonomyTooLarge) as info:
+        holonomy_spec(a, image_set_limit=sets - 1)
+    err = info.value
+    assert isinstance(err, DecompositionTooLarge)  # a size limit: "unknown", not "impossible"
+    assert (err.states, err.image_sets, err.limit) == (a.n_states, sets, sets - 1)
+    assert f"{a.n_states}-state" in str(err)
+    assert f"more than {sets - 1:,} image sets (limit image_sets = {sets - 1:,}" in str(err)
+    holonomy_spec(a, image_set_limit=sets)  # at the limit: decomposed
+
+
+def test_a_random_machine_past_the_limit_gets_the_dense_unit_at_once_and_is_proved() -> None:
+    # random:n=60,k=2,seed=1: 52 states, 441,568 image sets; its decomposition ran
+    # for minutes before the limit (docs/performance.md).  The limit is a count.
+    a = load("random:n=60,k=2,seed=1").minimal()
+    assert LIMITS.image_sets is not None and count_image_sets(a, LIMITS.image_sets) is None
+    net = fsmnet.compile(a, "minmax-cascade")
+    assert net.options["strategy"] == "dense unit"
+    skipped = net.options["strategies_skipped"]
+    assert skipped["holonomy"].startswith("HolonomyTooLarge: the holonomy orbit of this "
+                                          "52-state automaton has more than 20,000 image sets")
+    assert "subdirectly irreducible" in skipped["product"]
+    assert net.options["fallback_reason"] in skipped["holonomy"]
+    word = np.random.default_rng(5).integers(0, a.n_symbols, 2_000)
+    assert np.array_equal(net.label_trace(word), a.output_ids[a.trace(word)])
+    assert verify(a, net).verdict == "proved"
+
+
+def test_a_scalar_product_is_still_found_past_the_limit(monkeypatch) -> None:
+    # Small limits make sequences:2,tracks=3 (27 states, 216 image sets) look large:
+    # the holonomy row stops at the count, and the product row after it builds the
+    # scalar product cascade, which the exact verifier proves.
+    from fsmnet.constructions import minmax_limits
+
+    small = replace(LIMITS, image_sets=100, factor_first_max=10)
+    monkeypatch.setattr(minmax_limits, "LIMITS", small)
+    a = load("sequences:2,tracks=3").minimal()
+    net = fsmnet.compile(a, "minmax-scalar")
+    assert net.options["strategy"] == "product after holonomy"
+    assert "more than 100 image sets" in net.options["strategies_skipped"]["holonomy"]
+    assert set(net.options["unit_kinds"]) == {"scalar"}
+    assert verify(a, net).verdict == "proved"

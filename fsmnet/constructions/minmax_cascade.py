@@ -307,8 +307,8 @@ def compile_minmax_scalar(automaton: Automaton, *, max_steps: int = MAX_STEPS) -
         never settle.
     """
     from fsmnet.algebra.holonomy.skeleton import DecompositionTooLarge
+    from fsmnet.constructions import minmax_limits
     from fsmnet.constructions.minmax_holonomy import holonomy_spec
-    from fsmnet.constructions.minmax_limits import LIMITS
     from fsmnet.constructions.minmax_strategies import (
         BEFORE_HOLONOMY,
         SCALAR_TABLE,
@@ -323,8 +323,9 @@ def compile_minmax_scalar(automaton: Automaton, *, max_steps: int = MAX_STEPS) -
     # holonomy group divides the monoid), and the cascade needs it anyway;
     # the long search runs only for a witness when the answer is no, or when
     # the decomposition is too large to say.
+    limits = minmax_limits.LIMITS
     try:
-        witness = periodic_witness(automaton, limit=LIMITS.quick_monoid_limit)
+        witness = periodic_witness(automaton, limit=limits.quick_monoid_limit)
         decided = True
     except NotExpressible:
         witness, decided = None, False
@@ -337,15 +338,15 @@ def compile_minmax_scalar(automaton: Automaton, *, max_steps: int = MAX_STEPS) -
         refuse_if_counter(automaton, max_steps=max_steps)
         # A cascade of scalar units found without the plain decomposition both
         # shows aperiodicity and is the network.
-        attempt = Attempt(automaton, "minmax-scalar", max_steps)
+        attempt = Attempt(automaton, "minmax-scalar", max_steps, limits)
         chosen = choose(attempt, SCALAR_TABLE, last_stage=BEFORE_HOLONOMY)
         if chosen is not None:
             return chosen
         try:
-            spec = holonomy_spec(automaton)
-        except DecompositionTooLarge as exc:
+            spec = holonomy_spec(automaton, image_set_limit=limits.image_sets)
+        except DecompositionTooLarge as exc:  # HolonomyTooLarge included
+            attempt.spec_error = exc
             if decided:  # aperiodic, but the plain cascade is beyond the orbit limit
-                attempt.spec_error = exc
                 return finish(attempt, SCALAR_TABLE)
             spec = None
         if spec is not None and (decided or all(
@@ -354,7 +355,7 @@ def compile_minmax_scalar(automaton: Automaton, *, max_steps: int = MAX_STEPS) -
             attempt.spec = spec
             return finish(attempt, SCALAR_TABLE)
         try:
-            witness = periodic_witness(automaton, limit=LIMITS.monoid_limit)
+            witness = periodic_witness(automaton, limit=limits.monoid_limit)
         except NotExpressible:
             witness = None
     if witness is not None:
@@ -365,10 +366,16 @@ def compile_minmax_scalar(automaton: Automaton, *, max_steps: int = MAX_STEPS) -
             f"the outputs along {' '.join(w.prefix)!r}·u^j·{' '.join(w.suffix)!r} never settle; "
             f"scalar MinMax units settle after one period per level", witness)
     if spec is None:
-        raise NotExpressible(f"minmax-scalar: the holonomy decomposition of this "
-                             f"{automaton.n_states}-state automaton is too large and its "
-                             f"transition monoid has more than {LIMITS.monoid_limit:,} "
-                             f"elements: aperiodicity not decided, no cascade built")
+        # Aperiodicity not decided: a scalar cascade from the rows after the holonomy
+        # one (a product) would still decide it, being exact and aperiodic.
+        try:
+            return finish(attempt, SCALAR_TABLE)
+        except DecompositionTooLarge as exc:
+            raise NotExpressible(f"minmax-scalar: the holonomy decomposition of this "
+                                 f"{automaton.n_states}-state automaton is too large and "
+                                 f"its transition monoid has more than "
+                                 f"{limits.monoid_limit:,} elements: aperiodicity not "
+                                 f"decided, no cascade built ({exc})") from None
     # Non-trivial holonomy groups but no witness within the monoid limit:
     # cascade_network refuses the first level that permutes its points.
     return cascade_network(spec, automaton, arch="minmax-scalar",

@@ -27,6 +27,13 @@ class MinMaxLimits:
     ``max_steps · work_levels / levels`` steps, since a lifted step costs one
     action per level."""
 
+    image_sets: int | None = 20_000
+    """Most image sets (the holonomy orbit of the state set) the plain holonomy
+    cascade is attempted with, counted before the decomposition, whose tiles cost
+    grows with the square of this number; past it the cascade's reached tuples
+    were beyond :attr:`max_steps` on every automaton measured.  None: not
+    counted (only the decomposition's own orbit limit applies)."""
+
     pair_graph_pairs: int = 4_000_000
     """Most pairs of states the pair graph is built over to rule a product out at once
     (:mod:`fsmnet.constructions.minmax_pair_graph`; about 2,800 states); above, the
@@ -73,7 +80,8 @@ class MinMaxLimits:
         """``"name = value"`` for a limit, as error messages name it."""
         if name not in {f.name for f in fields(self)}:
             raise KeyError(f"no MinMax limit named {name!r}")
-        return f"{name} = {getattr(self, name):,}"
+        value = getattr(self, name)
+        return f"{name} = {value:,}" if value is not None else f"{name} = None"
 
 
 LIMITS = MinMaxLimits()

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from fsmnet.algebra.holonomy.skeleton import DecompositionTooLarge
 from fsmnet.automata import Automaton
 from fsmnet.constructions.minmax_cascade import CascadeSpec, cascade_network
-from fsmnet.constructions.minmax_limits import LIMITS, MinMaxLimits
+from fsmnet.constructions.minmax_limits import MinMaxLimits
 from fsmnet.errors import FsmnetError, NotExpressible
 from fsmnet.nets import Network
 
@@ -46,7 +46,7 @@ class Attempt:
     automaton: Automaton
     arch: str
     max_steps: int
-    limits: MinMaxLimits = LIMITS
+    limits: MinMaxLimits
     spec: CascadeSpec | None = None
     """The plain holonomy spec, when the caller built it already."""
     spec_error: Exception | None = None
@@ -159,7 +159,7 @@ def _holonomy(at: Attempt) -> Network | str:
         raise at.spec_error
     spec = at.spec
     if spec is None:
-        spec = holonomy_spec(at.automaton)
+        spec = holonomy_spec(at.automaton, image_set_limit=at.limits.image_sets)
     levels = spec.facts.get("holonomy_components")
     if at.arch == "minmax-cascade" and levels and all(  # minmax-scalar checked it already
             c["group_order"] is None for level in levels for c in level):
@@ -237,7 +237,7 @@ ONEHOT = Strategy("one-hot order", 2, _always, _onehot, "keep_dense_below", _one
 PRODUCT = Strategy("product", 3, _factor_first, _product, "factor_first_max", _product_taken,
                    rank=1)
 CHAIN = Strategy("congruence chain", 3, _chain_applies, _chain, "factor_first_max", _taken)
-HOLONOMY = Strategy("holonomy", 4, _always, _holonomy, "max_steps", _plain_taken,
+HOLONOMY = Strategy("holonomy", 4, _always, _holonomy, "image_sets", _plain_taken,
                     misses=_holonomy_misses, rank=0, reports=True)
 LATE_PRODUCT = Strategy("product after holonomy", 5, _factor_late, _product,
                         "factor_first_max", _never, rank=1)
@@ -334,8 +334,12 @@ def finish(at: Attempt, table: Sequence[Strategy]) -> Network:
 
 
 def best_cascade(automaton: Automaton, *, arch: str, max_steps: int | None = None,
-                 limits: MinMaxLimits = LIMITS) -> Network:
-    """The cascade of ``arch`` for ``automaton``: :func:`choose` over its whole table."""
+                 limits: MinMaxLimits | None = None) -> Network:
+    """The cascade of ``arch`` for ``automaton``: :func:`choose` over its whole table
+    (``limits``: :data:`fsmnet.constructions.minmax_limits.LIMITS` as it is now)."""
+    from fsmnet.constructions import minmax_limits
+
     table = CASCADE_TABLE if arch == "minmax-cascade" else SCALAR_TABLE
-    budget = limits.max_steps if max_steps is None else max_steps
-    return finish(Attempt(automaton, arch, budget, limits), table)
+    chosen = minmax_limits.LIMITS if limits is None else limits
+    budget = chosen.max_steps if max_steps is None else max_steps
+    return finish(Attempt(automaton, arch, budget, chosen), table)
