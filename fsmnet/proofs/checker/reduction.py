@@ -36,17 +36,35 @@ directions, so the rounding model must be ``exact``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .core import CertificateError, _mat, _vec
+from .core import CertificateError
+from .fields import Matrix, matrix
 from .invariants import check_invariants
+from .linear_model import LinearModel, read_linear
 from .product import check_product
 from .schema import RESTATED
 from .zonotope import check_zonotopes
 
 
-def _mul(a: list[list[Fraction]], b: list[list[Fraction]]) -> list[list[Fraction]]:
+@dataclass(frozen=True)
+class Reduction:
+    """A reduction, parsed: the network's model (H coordinates), the reduced one (d),
+    P (H × r, the identity on its reachable pivots' rows) and Q (d × r, the identity on
+    its observable pivots' columns)."""
+
+    model: LinearModel
+    reduced: LinearModel
+    reachable_basis: Matrix
+    reachable_pivots: tuple[int, ...]
+    observable_basis: Matrix
+
+
+def _mul(a: Sequence[Sequence[Fraction]], b: Sequence[Sequence[Fraction]]
+         ) -> list[list[Fraction]]:
     if any(len(row) != len(b) for row in a):
         raise CertificateError("reduction: matrix sizes differ")
     cols = len(b[0]) if b else 0
@@ -60,44 +78,55 @@ def _mul(a: list[list[Fraction]], b: list[list[Fraction]]) -> list[list[Fraction
     return out
 
 
-def _pivots(p: Any, n: int, count: int, what: str) -> list[int]:
+def _identity(n: int) -> list[list[Fraction]]:
+    return [[Fraction(int(i == j)) for j in range(n)] for i in range(n)]
+
+
+def _pivots(p: Any, n: int, count: int, what: str) -> tuple[int, ...]:
     if not (isinstance(p, list) and len(p) == count and len(set(p)) == count and
             all(isinstance(i, int) and not isinstance(i, bool) and 0 <= i < n for i in p)):
         raise CertificateError(f"reduction: bad {what}")
-    return p
+    return tuple(p)
+
+
+def _require_sizes(big: LinearModel, small: LinearModel, p: Matrix, q: Matrix) -> None:
+    n, d = big.dim, small.dim
+    r = len(p[0]) if p else 0
+    if len(p) != n or any(len(row) != r for row in p) or len(q) != d or \
+            any(len(row) != r for row in q) or d == 0 or r == 0:
+        raise CertificateError("reduction: basis sizes do not fit the models")
+    if len(small.matrices) != len(big.matrices) or len(small.readout) != len(big.readout) or \
+            any(len(row) != d for m in small.matrices for row in m) or \
+            any(len(row) != d for row in small.readout) or \
+            any(len(row) != n for m in big.matrices for row in m):
+        raise CertificateError("reduction: model sizes differ")
+
+
+def parse_reduction(model: dict[str, Any], red: dict[str, Any]) -> Reduction:
+    if model.get("type") != "linear" or red["model"].get("type") != "linear":
+        raise CertificateError("a reduction relates linear models")
+    big, small = read_linear(model), read_linear(red["model"])
+    p, q = matrix(red["reachable_basis"]), matrix(red["observable_basis"])
+    _require_sizes(big, small, p, q)
+    r = len(p[0])
+    piv = _pivots(red["reachable_pivots"], big.dim, r, "reachable_pivots")
+    qpiv = _pivots(red["observable_pivots"], r, small.dim, "observable_pivots")
+    if [list(p[i]) for i in piv] != _identity(r):
+        raise CertificateError("reduction: reachable_basis is not the identity on its pivots")
+    if [[row[c] for c in qpiv] for row in q] != _identity(small.dim):
+        raise CertificateError("reduction: observable_basis is not the identity on its pivots")
+    return Reduction(big, small, p, piv, q)
 
 
 def check_reduction(model: dict[str, Any], red: dict[str, Any]) -> tuple[int, int]:
     """Check that ``red["model"]`` has the scores of ``model`` on every word; return
     (H, d) or raise CertificateError."""
-    if model.get("type") != "linear" or red["model"].get("type") != "linear":
-        raise CertificateError("a reduction relates linear models")
-    mats, h0, w = [_mat(m) for m in model["matrices"]], _vec(model["h0"]), \
-        _mat(model["readout"])
-    small = red["model"]
-    mats2, h02, w2 = [_mat(m) for m in small["matrices"]], _vec(small["h0"]), \
-        _mat(small["readout"])
-    p, q = _mat(red["reachable_basis"]), _mat(red["observable_basis"])
-    n, d = len(h0), len(h02)
-    r = len(p[0]) if p else 0
-    if len(p) != n or any(len(row) != r for row in p) or len(q) != d or \
-            any(len(row) != r for row in q) or d == 0 or r == 0:
-        raise CertificateError("reduction: basis sizes do not fit the models")
-    if len(mats2) != len(mats) or len(w2) != len(w) or \
-            any(len(row) != d for m in mats2 for row in m) or \
-            any(len(row) != d for row in w2) or any(len(row) != n for m in mats for row in m):
-        raise CertificateError("reduction: model sizes differ")
-    piv = _pivots(red["reachable_pivots"], n, r, "reachable_pivots")
-    qpiv = _pivots(red["observable_pivots"], r, d, "observable_pivots")
-    if [p[i] for i in piv] != [[Fraction(int(i == j)) for j in range(r)] for i in range(r)]:
-        raise CertificateError("reduction: reachable_basis is not the identity on its pivots")
-    if [[row[c] for c in qpiv] for row in q] != \
-            [[Fraction(int(i == j)) for j in range(d)] for i in range(d)]:
-        raise CertificateError("reduction: observable_basis is not the identity on its pivots")
-    b0 = [h0[i] for i in piv]
-    if [sum((x * y for x, y in zip(row, b0)), Fraction(0)) for row in p] != h0:
+    rd = parse_reduction(model, red)
+    p, q, piv = rd.reachable_basis, rd.observable_basis, rd.reachable_pivots
+    b0 = [rd.model.h0[i] for i in piv]
+    if [sum((x * y for x, y in zip(row, b0)), Fraction(0)) for row in p] != list(rd.model.h0):
         raise CertificateError("reduction: h0 is not in the reachable span")
-    for a, (am, am2) in enumerate(zip(mats, mats2)):
+    for a, (am, am2) in enumerate(zip(rd.model.matrices, rd.reduced.matrices)):
         ap = _mul(am, p)
         b = [ap[i] for i in piv]
         if ap != _mul(p, b):
@@ -106,11 +135,11 @@ def check_reduction(model: dict[str, Any], red: dict[str, Any]) -> tuple[int, in
             raise CertificateError(f"reduction: symbol {a}: the reduced matrix does not "
                                    "commute with the observable basis")
     qb0 = [sum((x * y for x, y in zip(row, b0)), Fraction(0)) for row in q]
-    if qb0 != h02:
+    if qb0 != list(rd.reduced.h0):
         raise CertificateError("reduction: the reduced h0 is not the image of h0")
-    if _mul(w, p) != _mul(w2, q):
+    if _mul(rd.model.readout, p) != _mul(rd.reduced.readout, q):
         raise CertificateError("reduction: the reduced readout differs on the reachable span")
-    return n, d
+    return rd.model.dim, rd.reduced.dim
 
 
 def _product(cert: dict[str, Any]) -> str:
