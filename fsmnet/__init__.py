@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from fsmnet.automata import Automaton
 from fsmnet.automata import load as _load_automaton
+from fsmnet import plugins as _plugins
 from fsmnet.errors import FsmnetError, NetworkFileError, NotExpressible, SpecError
 from fsmnet.types import Backend, ClassVerdict, EvalPath, Outputs, Verdict
 from fsmnet.version import __version__
@@ -73,6 +74,7 @@ __all__ = [
     "expressivity",
     "load",
     "load_network",
+    "to_torch",
     "train_network",
     "verify",
 ]
@@ -297,6 +299,18 @@ def expressivity(spec: Automaton | str | Any, archs: Sequence[str] | None = None
     from fsmnet.decide.expressivity import expressivity as _expressivity
 
     return _expressivity(spec, archs, max_states=max_states, progress=progress)
+
+
+def to_torch(net: Network) -> Any:
+    """The architecture's float32 torch module loaded with ``net``'s weights; its
+    labels are the network's float32 reference execution
+    (:func:`fsmnet.train.convert.to_torch`, which this calls; needs torch)."""
+    from fsmnet.train.convert import to_torch as _to_torch
+
+    return _to_torch(net)
+
+
+_plugins.install("to_torch", to_torch)  # Network.to_torch(), the deprecated alias
 
 
 def load_network(path: str) -> Network:

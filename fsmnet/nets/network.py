@@ -193,6 +193,18 @@ class Network:
                                    f"alphabet (value: {exc.args[0]!r})") from None
         return self._labels[int(self.label_trace(encoded, exact=exact)[-1])]
 
+    def to_torch(self) -> Any:
+        """Deprecated alias of :func:`fsmnet.to_torch` (``fsmnet.train.convert.to_torch``):
+        the architecture's float32 training module loaded with these weights, whose
+        labels are this network's float32 reference execution."""
+        import warnings
+
+        from fsmnet import plugins
+
+        warnings.warn("Network.to_torch() is deprecated; use fsmnet.to_torch(net)",
+                      DeprecationWarning, stacklevel=2)
+        return plugins.installed("to_torch")(self)
+
     # ----------------------------------------------------------------- files
     def header(self) -> dict[str, Any]:
         """The JSON metadata stored in the file header."""
