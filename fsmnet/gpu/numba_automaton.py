@@ -1,7 +1,8 @@
 """Numba kernels for running an automaton over a long symbol array.
 
 Paths chosen by :func:`fsmnet.gpu.engine.evaluate` (the ``words`` path, m
-symbols a step, lives in :mod:`fsmnet.gpu.words`):
+symbols a step, lives in :mod:`fsmnet.gpu.words`; the ``ilp`` path's word
+chains, in :mod:`fsmnet.gpu.numba_interleaved`):
 
 ``sequential``
     q = delta[x_t, q]; the latency-bound baseline, one dependent load a symbol.
@@ -101,11 +102,13 @@ def replay_chunks(delta, out_ids, symbols, starts, chunk, outputs):  # pragma: n
 
 
 # ---------------------------------------------------------------------------
-# Interleaved ("ilp") variants.  The sequential loop is bound by the latency of
-# one dependent load per symbol; four independent chunk chains advanced in the
-# same loop iteration let the core overlap four loads, so even one thread beats
-# the sequential loop.  Chunk c covers [c*chunk, (c+1)*chunk), except the last,
-# which also takes the remainder; n_chunks is a multiple of 4.
+# Interleaved ("ilp") variants, one symbol a lookup: the ilp path for automata the
+# word chains of fsmnet.gpu.numba_interleaved cannot run (more than 256 symbols, or
+# labels past int8).  The sequential loop is bound by the latency of one dependent
+# load per symbol; four independent chunk chains advanced in the same loop
+# iteration let the core overlap four loads, so even one thread beats the
+# sequential loop.  Chunk c covers [c*chunk, (c+1)*chunk), except the last, which
+# also takes the remainder; n_chunks is a multiple of 4.
 
 
 @njit(cache=True, parallel=True, nogil=True)

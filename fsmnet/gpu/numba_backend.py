@@ -28,9 +28,9 @@ from fsmnet.gpu.reference_backend import evaluate_reference
 
 PARALLEL_THREADS_LAST = 3  # threads the chunked scan needs before "auto" picks it
 PARALLEL_THREADS_ALL = 4  # outputs="all" replays every chunk: twice the work
-# Groups of interleaved chunks a thread for the ilp path: more than one lets a thread
-# that finishes early take another group when the cores are shared.
-GROUPS_PER_THREAD = 2
+# Groups of interleaved chunks a thread for the ilp path: handed out one at a time,
+# several a thread let a thread that finishes early take another when cores are shared.
+GROUPS_PER_THREAD = 4
 
 
 def _threads() -> int:

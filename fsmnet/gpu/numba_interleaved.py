@@ -34,6 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import numba
 import numpy as np
 from numba import njit, prange
 
@@ -204,9 +205,16 @@ def run_chains(tables: Chains, x32: np.ndarray, starts: np.ndarray, steps: int,
     write = out is not None
     ends = np.empty(len(starts), dtype=np.uint32)
     target = out if out is not None else np.zeros(0, dtype=tables.labels.dtype)
-    _KERNELS[tables.m, write, parallel](tables.images, tables.labels, tables.pa, tables.pb, x32,
-                              np.ascontiguousarray(starts, dtype=np.uint32), steps, target,
-                              ends)
+    # Groups handed out one at a time: a thread whose core is busy with other work
+    # does fewer of them, instead of holding up the launch with a fixed share.
+    before = numba.set_parallel_chunksize(1) if parallel else 0
+    try:
+        _KERNELS[tables.m, write, parallel](tables.images, tables.labels, tables.pa, tables.pb,
+                                            x32, np.ascontiguousarray(starts, dtype=np.uint32),
+                                            steps, target, ends)
+    finally:
+        if parallel:
+            numba.set_parallel_chunksize(before)
     return ends
 
 
