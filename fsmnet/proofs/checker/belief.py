@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .core import CertificateError, _mat, _vec
-from .fields import Matrix, is_index, matrix
+from .core import CertificateError, is_index
+from .fields import Matrix, Vector, matrix, vector
 
 
 @dataclass(frozen=True)
@@ -87,35 +87,60 @@ def belief_matrix(kernel: Sequence[Matrix], reveals: Sequence[frozenset[int]], a
             for i in range(n)]
 
 
-def check_belief_tracking(cert: dict[str, Any]) -> str:
-    """Re-check a ``belief-tracking`` certificate; a one-line summary or CertificateError."""
-    p, net = cert["pfsa"], cert["network"]
-    pfsa = read_pfsa(p)
-    kernel, reveals, q0 = pfsa.kernel, pfsa.reveals, pfsa.initial
-    n, k = len(pfsa.states), len(pfsa.symbols)
-    mats = [_mat(m) for m in net["matrices"]]
-    if len(mats) != k:
+@dataclass(frozen=True)
+class BeliefCertificate:
+    """A belief-tracking certificate, parsed: the PFSA and the network's exact model."""
+
+    pfsa: Pfsa
+    matrices: tuple[Matrix, ...]  # n × n, one per symbol
+    h0: Vector
+    readout: Matrix
+    labels: list[Any]  # as listed (compared with the state names)
+
+
+def parse_belief_tracking(cert: dict[str, Any]) -> BeliefCertificate:
+    pfsa, net = read_pfsa(cert["pfsa"]), cert["network"]
+    n = len(pfsa.states)
+    mats = tuple(matrix(m) for m in net["matrices"])
+    if len(mats) != len(pfsa.symbols):
         raise CertificateError("network.matrices needs one matrix per symbol")
     for a, m in enumerate(mats):
-        want = belief_matrix(kernel, reveals, a)
+        if len(m) != n or any(len(row) != n for row in m):
+            raise CertificateError(f"network.matrices[{a}] has the wrong shape")
+    if not isinstance(cert.get("claim"), str):
+        raise CertificateError("claim must be a string")
+    return BeliefCertificate(pfsa, mats, vector(net["h0"]), matrix(net["readout"]),
+                             net["labels"])
+
+
+def _check_matrices(bc: BeliefCertificate) -> None:
+    """2. matrices[a] = α_a·T_a D_a with α_a > 0, for every symbol a."""
+    pfsa, n = bc.pfsa, len(bc.pfsa.states)
+    for a, m in enumerate(bc.matrices):
+        want = belief_matrix(pfsa.kernel, pfsa.reveals, a)
         pivot = next(((i, j) for i in range(n) for j in range(n) if want[i][j]), None)
-        if len(m) != n or any(len(row) != n for row in m) or pivot is None:
+        if pivot is None:
             raise CertificateError(f"network.matrices[{a}] has the wrong shape")
         alpha = m[pivot[0]][pivot[1]] / want[pivot[0]][pivot[1]]
         if not alpha > 0 or any(m[i][j] != alpha * want[i][j]
                                 for i in range(n) for j in range(n)):
             raise CertificateError(f"network.matrices[{a}] is not a positive multiple of "
-                                   f"T_a D_a (symbol {p['symbols'][a]!r})")
-    h0 = _vec(net["h0"])
+                                   f"T_a D_a (symbol {pfsa.symbols[a]!r})")
+
+
+def check_belief_tracking(cert: dict[str, Any]) -> str:
+    """Re-check a ``belief-tracking`` certificate; a one-line summary or CertificateError."""
+    bc = parse_belief_tracking(cert)
+    n, k, q0 = len(bc.pfsa.states), len(bc.pfsa.symbols), bc.pfsa.initial
+    _check_matrices(bc)
+    h0 = bc.h0
     if len(h0) != n or not h0[q0] > 0 or any(x for q, x in enumerate(h0) if q != q0):
         raise CertificateError("network.h0 is not a positive multiple of e_q0")
-    readout = _mat(net["readout"])
-    if readout != [[Fraction(int(i == j)) for j in range(n)] for i in range(n)]:
+    if [list(row) for row in bc.readout] != [[Fraction(int(i == j)) for j in range(n)]
+                                             for i in range(n)]:
         raise CertificateError("network.readout is not the identity")
-    if net["labels"] != p["states"]:
+    if bc.labels != cert["pfsa"]["states"]:
         raise CertificateError("network.labels are not the state names")
-    if not isinstance(cert.get("claim"), str):
-        raise CertificateError("claim must be a string")
     return (f"valid: belief tracking for every word ({n} states, {k} symbols): "
             "W = alpha T D exactly, h0 = c e_q0, readout I; by scale invariance h/|h|_1 is the "
             "exact belief")

@@ -102,6 +102,19 @@ def _same_label(x: Any, y: Any) -> bool:
     return type(x) is type(y) and x == y
 
 
+def is_index(x: Any, n: int) -> bool:
+    """x is an index of a sequence of length n: an integer (not a boolean), from the
+    start (no negative index from the end)."""
+    return isinstance(x, int) and not isinstance(x, bool) and 0 <= x < n
+
+
+def is_index_table(rows: Any, width: int, bound: int) -> bool:
+    """rows is a list of lists of ``width`` indices below ``bound`` each."""
+    return isinstance(rows, list) and all(
+        isinstance(row, list) and len(row) == width and all(is_index(t, bound) for t in row)
+        for row in rows)
+
+
 @dataclass(frozen=True)
 class Automaton:
     """The certified automaton: ``delta[a][q]`` the successor of state q on symbol a."""
@@ -134,10 +147,9 @@ def read_automaton(auto: dict[str, Any]) -> Automaton:
     """The certificate's ``automaton``: a total table over its states, one row per symbol."""
     delta, outputs, q0 = auto["delta"], auto["outputs"], auto["initial"]
     n = len(outputs)
-    if any(len(row) != n for row in delta) or not all(
-            isinstance(t, int) and 0 <= t < n for row in delta for t in row):
+    if not is_index_table(delta, n, n):
         raise CertificateError("automaton.delta is not a table over the states")
-    if not (isinstance(q0, int) and 0 <= q0 < n):
+    if not is_index(q0, n):
         raise CertificateError("automaton.initial is not a state")
     index = {s: i for i, s in enumerate(auto["symbols"])}
     if len(index) != len(delta):

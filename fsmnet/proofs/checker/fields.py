@@ -18,7 +18,7 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
-from .core import Automaton, CertificateError, _mat, _same_label, _vec
+from .core import Automaton, CertificateError, _mat, _same_label, _vec, is_index
 
 Vector = tuple[Fraction, ...]
 Matrix = tuple[Vector, ...]
@@ -32,18 +32,6 @@ def vector(x: Any) -> Vector:
 def matrix(x: Any) -> Matrix:
     """A list of lists of rational strings as an immutable matrix."""
     return tuple(tuple(row) for row in _mat(x))
-
-
-def is_index(x: Any, n: int) -> bool:
-    """x is an index of a sequence of length n (non-negative: no index from the end)."""
-    return isinstance(x, int) and 0 <= x < n
-
-
-def is_index_table(rows: Any, width: int, bound: int) -> bool:
-    """rows is a list of lists of ``width`` indices below ``bound`` each."""
-    return isinstance(rows, list) and all(
-        isinstance(row, list) and len(row) == width and all(is_index(t, bound) for t in row)
-        for row in rows)
 
 
 def label_indices(labels: Sequence[Any], output: Any) -> list[int]:

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .core import Automaton, CertificateError, read_automaton
+from .core import Automaton, CertificateError, is_index, read_automaton
 from .fields import (
     BOX_WORDS,
     Matrix,
@@ -104,8 +104,7 @@ def read_boxes(cert: dict[str, Any], automaton: Automaton, dim: int) -> Boxes:
     boxes = []
     for box in cert["boxes"]:
         q, lo, hi = box["state"], vector(box["lo"]), vector(box["hi"])
-        if not (isinstance(q, int) and 0 <= q < automaton.n_states) or len(lo) != dim or \
-                len(hi) != dim:
+        if not is_index(q, automaton.n_states) or len(lo) != dim or len(hi) != dim:
             raise CertificateError(f"box of state {q!r}: bad state or size")
         if any(a > b for a, b in zip(lo, hi)):
             raise CertificateError(f"box of state {q}: lo > hi")
@@ -167,7 +166,7 @@ def _parse_chart(cert: dict[str, Any]) -> ChartCertificate:
     model, float32 = read_executed(cert)  # float32 matrices checked there
     dim = model.dim
     b, binv, p = matrix(cert["basis"]), matrix(cert["basis_inverse"]), cert["pivot"]
-    if not (isinstance(p, int) and 0 <= p < dim) or len(b) != dim or len(binv) != dim:
+    if not is_index(p, dim) or len(b) != dim or len(binv) != dim:
         raise CertificateError("basis, inverse and pivot do not fit the model")
     require_fit(model, automaton.n_symbols, len(cert["network"]["labels"]))
     boxes = read_boxes(cert, automaton, dim)

@@ -9,7 +9,16 @@ from fractions import Fraction
 from typing import Any
 
 from .block import block_model
-from .core import CertificateError, _argmax, _mat, _matvec, _normalize, _vec
+from .core import (
+    CertificateError,
+    _argmax,
+    _mat,
+    _matvec,
+    _normalize,
+    _vec,
+    is_index,
+    is_index_table,
+)
 
 
 @dataclass(frozen=True)
@@ -227,7 +236,7 @@ def _read_cascade(model: dict[str, Any], k: int, n_labels: int) -> _Cascade:
     tables = tuple(_unit_tables(unit, u, k, rows[comp[u]][above[u]])
                    for u, unit in enumerate(units))
     readout = model["readout"]
-    if not all(isinstance(c, int) and 0 <= c < n_labels for c in readout):
+    if not all(is_index(c, n_labels) for c in readout):
         raise CertificateError("the readout needs one label index per code")
     return _Cascade(tables, links, tuple(comp), tuple(joins),
                     tuple(tuple(chain) for chain in chains), tuple(above), tuple(readout))
@@ -284,8 +293,7 @@ def _join_finals(joins: list[Any], n_readout: int) -> list[int]:
         top = len(joins[c + 1]) if c + 1 < len(joins) else n_readout
         width = len(join[0]) if isinstance(join, list) and join and isinstance(
             join[0], list) else -1
-        if width < 0 or not all(isinstance(row, list) and len(row) == width and all(
-                isinstance(v, int) and 0 <= v < top for v in row) for row in join):
+        if width < 0 or not is_index_table(join, width, top):
             raise CertificateError(f"join {c + 1}: need rows of equal length with "
                                    f"indices below {top}")
     return [len(joins[0])] + [len(join[0]) for join in joins]
@@ -309,8 +317,7 @@ def _link_rows(links: Any, sizes: list[int], n_readout: int,
     if rows[0] != 1:
         raise CertificateError(f"link {names[0]} must have one row (the empty prefix)")
     for j, (table, m) in enumerate(zip(links, sizes)):
-        if not all(isinstance(row, list) and len(row) == m and all(
-                isinstance(c, int) and 0 <= c < rows[j + 1] for c in row) for row in table):
+        if not is_index_table(table, m, rows[j + 1]):
             raise CertificateError(f"link {names[j]}: need {m} prefix indices below "
                                    f"{rows[j + 1]} per row")
     return rows

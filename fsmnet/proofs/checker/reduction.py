@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .core import CertificateError
+from .core import CertificateError, is_index
 from .fields import Matrix, matrix
 from .invariants import check_invariants
 from .linear_model import LinearModel, read_linear
@@ -84,7 +84,7 @@ def _identity(n: int) -> list[list[Fraction]]:
 
 def _pivots(p: Any, n: int, count: int, what: str) -> tuple[int, ...]:
     if not (isinstance(p, list) and len(p) == count and len(set(p)) == count and
-            all(isinstance(i, int) and not isinstance(i, bool) and 0 <= i < n for i in p)):
+            all(is_index(i, n) for i in p)):
         raise CertificateError(f"reduction: bad {what}")
     return tuple(p)
 

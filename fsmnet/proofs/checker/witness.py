@@ -4,7 +4,35 @@ from __future__ import annotations
 
 from typing import Any
 
-from .core import CertificateError, _same_label, read_automaton
+from .core import Automaton, CertificateError, _same_label, read_automaton
+
+
+def _check_equal_counts(auto: Automaton, words: dict[str, Any]) -> str:
+    first, second = words["first"], words["second"]
+    if sorted(first) != sorted(second):
+        raise CertificateError("the two words do not have equal symbol counts")
+    x = auto.outputs[auto.run(auto.initial, first)]
+    y = auto.outputs[auto.run(auto.initial, second)]
+    if _same_label(x, y):
+        raise CertificateError("the two words have the same output")
+    return "valid witness: equal symbol counts, different outputs"
+
+
+def _check_unsettled_powers(auto: Automaton, words: dict[str, Any], stride: Any) -> str:
+    if not (isinstance(stride, int) and stride >= 1) or not words["u"]:
+        raise CertificateError("need a stride >= 1 and a non-empty u")
+    q = auto.run(auto.initial, words["p"])
+    seen: dict[int, int] = {}
+    sequence: list[int] = []
+    while q not in seen:  # q_k = q0·p·(u^stride)^k, until it repeats
+        seen[q] = len(sequence)
+        sequence.append(q)
+        q = auto.run(q, words["u"] * stride)
+    cycle = sequence[seen[q]:]
+    outs = [auto.outputs[auto.run(r, words["s"])] for r in cycle]
+    if all(_same_label(o, outs[0]) for o in outs):
+        raise CertificateError("the outputs along the powers of u settle")
+    return f"valid witness: outputs along powers of u cycle with period {len(cycle)}"
 
 
 def check_witness(cert: dict[str, Any]) -> str:
@@ -17,31 +45,8 @@ def check_witness(cert: dict[str, Any]) -> str:
     equal, so they never settle.
     """
     auto = read_automaton(cert["automaton"])
-    outputs, q0 = auto.outputs, auto.initial
-    words = cert["words"]
     if cert["kind"] == "equal-counts":
-        first, second = words["first"], words["second"]
-        if sorted(first) != sorted(second):
-            raise CertificateError("the two words do not have equal symbol counts")
-        x = outputs[auto.run(q0, first)]
-        y = outputs[auto.run(q0, second)]
-        if _same_label(x, y):
-            raise CertificateError("the two words have the same output")
-        return "valid witness: equal symbol counts, different outputs"
+        return _check_equal_counts(auto, cert["words"])
     if cert["kind"] == "unsettled-powers":
-        stride = cert["stride"]
-        if not (isinstance(stride, int) and stride >= 1) or not words["u"]:
-            raise CertificateError("need a stride >= 1 and a non-empty u")
-        q = auto.run(q0, words["p"])
-        seen: dict[int, int] = {}
-        sequence: list[int] = []
-        while q not in seen:
-            seen[q] = len(sequence)
-            sequence.append(q)
-            q = auto.run(q, words["u"] * stride)
-        cycle = sequence[seen[q]:]
-        outs = [outputs[auto.run(r, words["s"])] for r in cycle]
-        if all(_same_label(o, outs[0]) for o in outs):
-            raise CertificateError("the outputs along the powers of u settle")
-        return f"valid witness: outputs along powers of u cycle with period {len(cycle)}"
+        return _check_unsettled_powers(auto, cert["words"], cert["stride"])
     raise CertificateError(f"unknown witness kind {cert['kind']!r}")

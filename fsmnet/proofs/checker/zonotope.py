@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .core import CertificateError, read_automaton
+from .core import CertificateError, is_index, read_automaton
 from .fields import (
     Matrix,
     Refinement,
@@ -134,7 +134,7 @@ def _parse_template(cert: dict[str, Any], model: LinearModel, n_labels: int,
                     n_symbols: int) -> Template:
     n = model.dim
     phi, p = vector(cert["phi"]), cert["pivot"]
-    if len(phi) != n or not (isinstance(p, int) and 0 <= p < n) or phi[p] != 1:
+    if len(phi) != n or not is_index(p, n) or phi[p] != 1:
         raise CertificateError("phi and pivot do not fit the model (phi[pivot] must be 1)")
     require_fit(model, n_symbols, n_labels)
     extra = matrix(cert["extra"])
@@ -148,7 +148,7 @@ def _parse_zonotope_list(entries: Any, tpl: Template, n_states: int) -> tuple[Zo
     m = len(tpl.generators)
     for z in entries:
         q, c, s = z["state"], vector(z["center"]), vector(z["scale"])
-        if not (isinstance(q, int) and 0 <= q < n_states) or len(c) != tpl.dim or len(s) != m:
+        if not is_index(q, n_states) or len(c) != tpl.dim or len(s) != m:
             raise CertificateError(f"zonotope of state {q!r}: bad state or size")
         if _dot(tpl.phi, c) != 1 or any(x < 0 for x in s):
             raise CertificateError(f"zonotope of state {q}: phi·center must be 1, scales >= 0")
