@@ -78,6 +78,55 @@ def test_ctrl_c_stops_the_monoid_of_info_and_writes_no_picture(tmp_path: Path) -
 
 
 
+def test_ctrl_c_stops_the_monoid_of_more_than_64_states(tmp_path: Path) -> None:
+    # 70 minimal states: over Konieczny's degree, so Froidure-Pin lists the elements,
+    # for minutes here.  The bound on the exit is a few of its 0.2 s slices.
+    before = listing(tmp_path)
+    proc, lines = _start(["info", "random:n=80,k=2,seed=0,classes=state", "--max-cells",
+                          "1e13", "--max-size", "1e12", "--dot", "m.dot", "-v"], tmp_path)
+    code, text = _interrupt_after(proc, lines, "computing the monoid of 70 states", bound=8)
+    assert code == 130, text
+    assert "interrupted" in text and "internal error" not in text, text
+    assert "monoid size" not in text
+    assert listing(tmp_path) == before  # no picture
+
+
+def _disjoint_cycles(lengths: list[int], degree: int) -> list[list[int]]:
+    """One generator per length: a cycle on its own points, every other point fixed."""
+    gens, start = [], 0
+    for n in lengths:
+        images = list(range(degree))
+        images[start:start + n] = list(range(start + 1, start + n)) + [start]
+        gens.append(images)
+        start += n
+    return gens
+
+
+def test_froidure_pin_in_slices_lists_the_same_monoid(monkeypatch: pytest.MonkeyPatch) -> None:
+    from libsemigroups_pybind11 import FroidurePin
+
+    from fsmnet.algebra import monoid
+    from fsmnet.algebra.monoid import MonoidTooLarge, TransitionMonoid
+
+    # Disjoint cycles of coprime lengths on 70 points (Froidure-Pin's side of 64) generate
+    # their direct product, C_5 x C_7 x C_9 x C_11: 3465 elements.
+    gens = _disjoint_cycles([5, 7, 9, 11], 70)
+    slices: list[int] = []
+    real = FroidurePin.run_until
+
+    def counted(self: object, stop: object) -> object:
+        slices.append(1)
+        return real(self, stop)
+
+    monkeypatch.setattr(FroidurePin, "run_until", counted)
+    monkeypatch.setattr(monoid, "_SLICE_SECONDS", 0.0)  # every slice the smallest
+    m = TransitionMonoid(generators=gens)
+    assert m.size == 5 * 7 * 9 * 11 and len(m.elements()) == m.size
+    assert len(slices) >= 2  # the enumeration really was cut
+    with pytest.raises(MonoidTooLarge, match="more than 1000 elements"):
+        _ = TransitionMonoid(generators=gens, limit=1000).size
+
+
 def test_decompose_refuses_too_many_states_before_any_work(
         capsys: pytest.CaptureFixture[str]) -> None:
     line = one_line_error(*cli(["decompose", "symmetric:8,gens"], capsys))

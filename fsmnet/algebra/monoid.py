@@ -359,12 +359,21 @@ class TransitionMonoid:
 
             _guard = ReportGuard(False)  # noqa: F841
             fp = FroidurePin(self._all_generators())
-            if self._limit is not None:
-                fp.enumerate(self._limit + 1)
-                if fp.current_size() > self._limit:
-                    raise MonoidTooLarge(f"the transition monoid has more than {self._limit} "
-                                         "elements; raise the limit to list them anyway")
-            fp.run()
+            # In slices, as Konieczny above: a single run() or enumerate() holds a Ctrl-C
+            # until the whole monoid (or the limit) is reached, minutes for a large one.
+            limit = self._limit
+            while not fp.finished():
+                # A slice ends past its deadline once it has found an element (run_until
+                # asks before any work), or as soon as the limit is passed.
+                deadline, before = time.monotonic() + _SLICE_SECONDS, fp.current_size()
+                fp.run_until(lambda end=deadline, start=before:
+                             (time.monotonic() > end and fp.current_size() > start)
+                             or (limit is not None and fp.current_size() > limit))
+                if limit is not None and fp.current_size() > limit:
+                    raise MonoidTooLarge(f"the transition monoid has more than {limit} "
+                                         f"elements (degree {self.degree}, "
+                                         f"{self.n_generators} generators); raise the limit "
+                                         "to list them anyway")
             self._fp = fp
         return self._fp
 
