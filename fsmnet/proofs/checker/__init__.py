@@ -38,6 +38,14 @@ claim the method's own; text from a file is parsed by
 refused).  Every number string is bounded before it is read
 (:data:`.core.MAX_DIGITS`).
 
+Each method's module first parses its certificate into frozen dataclasses (a
+typed certificate: every structural refusal is raised there, with the field it
+concerns), then checks the mathematics in short steps on the parsed values.
+The readers several methods share live once: :func:`.core.read_automaton`,
+:mod:`.fields` (pair tables, successor tables, labels) and :mod:`.linear_model`
+(linear models and the float32-step rounding bounds).  No function here is
+over 40 lines (tests/test_checker_shape.py).
+
 Each proof method has one module here (``product``, ``cones``, ``witness``),
 one line in :data:`METHODS` and one entry in :data:`.schema.SCHEMA`; a new
 method adds these, and nothing else.
