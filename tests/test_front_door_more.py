@@ -230,11 +230,31 @@ def test_training_an_architecture_proved_unable_warns_and_still_trains(
     assert code == 0 and "cannot express" not in err
 
 
+# ------------------------------------------------------------------ help texts
+def test_the_top_level_help_lists_every_exit_code_main_returns() -> None:
+    from fsmnet import cli as front
+
+    epilog = front.build_parser().epilog or ""
+    text = " ".join(epilog.split())
+    codes = {front.EXIT_OK: "0 success", front.EXIT_REFUTED: "1 refuted",
+             front.EXIT_BAD_INPUT: "2 bad input", front.EXIT_UNKNOWN: "3 unknown",
+             front.EXIT_INTERNAL: "4 internal error",
+             front.EXIT_INTERRUPTED: "130 interrupted"}
+    for code, words in codes.items():  # the codes main() returns (fsmnet/cli/__init__.py)
+        assert words in text, (code, text)
+
+
+def test_check_help_has_examples_the_sweep_runs() -> None:
+    lines = _help_examples()["check"]
+    assert ["check", "cert.json", "--network", "net.safetensors"] in lines
+    assert "check" in _FAST  # run by the default suite
+
+
 # ------------------------------------------------------------------ help examples
 _OUTPUT_FLAGS = {"-o", "--certificate", "--plot", "--witness-dir", "--dot"}
 _FILE_SUFFIXES = (".yaml", ".yml", ".json", ".safetensors")
 # Commands whose examples finish in a few seconds each: the default suite runs these.
-_FAST = ("fsmnet", "info", "decompose", "compile", "verify", "certify")
+_FAST = ("fsmnet", "info", "decompose", "compile", "verify", "certify", "check")
 
 
 def _help_examples() -> dict[str, list[list[str]]]:
@@ -282,6 +302,7 @@ def _run_examples(name: str, tmp_path: Path) -> list[str]:
                               capture_output=True, text=True,
                               timeout=300)  # a bound against a hang, not a measurement
         assert done.returncode in (0, 1, 3), (argv, done.returncode, done.stderr)
+        assert "Traceback" not in done.stderr, (argv, done.stderr)  # 1 is also a crash's
         ran.append(" ".join(argv))
     return ran
 
@@ -292,7 +313,6 @@ def test_the_fast_help_examples_run(name: str, tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-# (check's --help has no examples section: nothing to run there.)
 @pytest.mark.parametrize("name", [n for n, lines in _help_examples().items()
                                   if lines and n not in _FAST])
 def test_the_other_help_examples_run(name: str, tmp_path: Path) -> None:

@@ -2,7 +2,8 @@
 
 Each sub-command lives in its own module of this package and exposes
 ``register(subparsers)``; the handler it installs returns the exit code.
-Exit codes: 0 success / proved, 1 refuted, 2 bad input, 3 unknown, 4 internal error.
+Exit codes: 0 success / proved, 1 refuted, 2 bad input, 3 unknown, 4 internal error,
+130 interrupted (Ctrl-C).
 Any :class:`~fsmnet.errors.FsmnetError` becomes one line on stderr and exit 2.
 Any other exception is a bug of fsmnet's: one line on stderr and exit 4, so that a
 crash never reads as a verdict (``FSMNET_TRACEBACK=1`` prints the traceback instead).
@@ -34,6 +35,7 @@ COMMANDS = (
 )
 
 EXIT_OK, EXIT_REFUTED, EXIT_BAD_INPUT, EXIT_UNKNOWN, EXIT_INTERNAL = 0, 1, 2, 3, 4
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a command Ctrl-C stopped
 
 # Set to 1 to see the whole traceback of an internal error (for a bug report).
 TRACEBACK_ENV = "FSMNET_TRACEBACK"
@@ -46,7 +48,8 @@ See 'fsmnet info --help' for the list of families.
 Exit codes: 0 success / proved, 1 refuted (or not expressible, invalid
 certificate), 2 bad input (one line on stderr), 3 unknown, 4 internal error
 (a bug of fsmnet's: one line on stderr; FSMNET_TRACEBACK=1 prints the
-traceback, see docs/bug-report.md).
+traceback, see docs/bug-report.md), 130 interrupted (Ctrl-C: no result is
+printed and no output file is left behind).
 
 Examples:
   fsmnet info parity
@@ -108,11 +111,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_BAD_INPUT
         except KeyboardInterrupt:
             LOG.error("interrupted")
-            return 130
+            return EXIT_INTERRUPTED
         except Exception as exc:  # a bug of ours must not read as a verdict
             if _interrupted(exc):
                 LOG.error("interrupted")
-                return 130
+                return EXIT_INTERRUPTED
             return _internal_error(exc)
 
 

@@ -16,8 +16,12 @@ certificate: unknown, misplaced or repeated keys, giant numbers), 2 unreadable
 input, not JSON, or JSON that is not a certificate at all (no "format":
 "fsmnet-certificate", e.g. a spec file).
 
-example:
-  fsmnet check cert.json --network net.safetensors
+examples:
+  fsmnet compile parity --arch bilinear-full -o net.safetensors
+  fsmnet verify parity net.safetensors --certificate cert.json
+  fsmnet check cert.json                            # the claim, in exact rationals
+  fsmnet check cert.json --network net.safetensors  # and that it is about this file
+  fsmnet check cert.json --json
 """
 
 
