@@ -250,11 +250,19 @@ def test_check_help_has_examples_the_sweep_runs() -> None:
     assert "check" in _FAST  # run by the default suite
 
 
+def test_the_hierarchy_examples_are_small_tables_the_sweep_runs() -> None:
+    lines = _help_examples()["hierarchy"]
+    assert lines and "hierarchy" in _FAST
+    for argv in lines:  # a few named cells, not the whole table of minutes
+        assert "--task" in argv and "--arch" in argv, argv
+
+
 # ------------------------------------------------------------------ help examples
 _OUTPUT_FLAGS = {"-o", "--certificate", "--plot", "--witness-dir", "--dot"}
 _FILE_SUFFIXES = (".yaml", ".yml", ".json", ".safetensors")
 # Commands whose examples finish in a few seconds each: the default suite runs these.
-_FAST = ("fsmnet", "info", "decompose", "compile", "verify", "certify", "check")
+_FAST = ("fsmnet", "info", "decompose", "compile", "verify", "certify", "check",
+         "hierarchy")
 
 
 def _help_examples() -> dict[str, list[list[str]]]:

@@ -24,8 +24,12 @@ and checked at every position; ✗ impossible, by a theorem with a witness that
 'fsmnet check' re-verifies (see 'fsmnet expressivity TASK'); ? unknown.
 
 examples:
-  fsmnet hierarchy --length 0          # verdicts only
-  fsmnet hierarchy --markdown          # the README table
+  fsmnet hierarchy --task parity --task modcount:3 --arch bilinear-real-diag --length 1000
+  fsmnet hierarchy --task flipflop --task parity --arch minmax-scalar --json
+
+the whole table, every task and architecture (a minute or more on 2 cores):
+  fsmnet hierarchy --length 0          # verdicts only, no runs
+  fsmnet hierarchy --markdown          # the README table, each ✓ cell run on 10^6 symbols
   fsmnet hierarchy --json --plot docs/hierarchy.png
 """
 
