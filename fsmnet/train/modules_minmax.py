@@ -10,12 +10,26 @@ associative combines are in docs/constructions-minmax.md.
   through the subgradients of max/min (one selected entry per output).
 * :class:`MinMaxCascade` — the trainable cascade: L layers of K scalar units,
   unit state x_t = max(min(r_t, x_{t-1}), s_t) with gates r_t, s_t =
-  sigmoid(affine(e(x_t) ‖ y_t)) of the symbol embedding and the *current*
-  states y_t of the layers below (a cascade: information only flows upward);
-  linear readout of all states.  Simplifications: one gate form for every
-  unit, continuous (not discretized) inputs between layers.  It has no
-  ``Network`` form (a compiled cascade's controllers are lookup tables over the
-  discrete coordinates of the units above); :meth:`to_params` raises.
+  sigmoid(affine(e(x_t) ‖ y)) of the symbol embedding and the states y of the
+  layers below (a cascade: information only flows upward); linear readout of
+  all states at t.  ``order`` says which states y are:
+
+  - ``"lag"`` (the default): the layers below at **t−1**, before their update.
+    This is the update order of fsmnet's evaluator and of the compiled
+    cascade (docs/theory.md, "Update order matters"; DESIGN: the dependency
+    function of a holonomy cascade), and the one-step delay the MinMax RNC
+    gets from its causal convolution (arXiv 2605.06384).
+  - ``"same-time"``: the layers below at t, after their update (the module
+    before the lag was added).  Then every letter acts idempotently on the
+    whole cascade (each unit's map x ↦ max(min(r, x), s) is idempotent and
+    its gates see the same inputs on a second application), so it cannot
+    count to two: a strictly weaker class.
+
+  Simplifications against the paper: one gate form for every unit, no
+  convolution beyond the one-step lag, continuous (not discretized) inputs
+  between layers.  It has no ``Network`` form (a compiled cascade's
+  controllers are lookup tables over the discrete coordinates of the units
+  above); :meth:`to_params` raises.
 * :class:`CompiledCascade` — a compiled ``minmax-cascade``/``minmax-scalar``
   network in float32 (max/min only select, so float32 is exact on the
   compiled values); a step loop, since its controllers read the discrete
@@ -84,12 +98,25 @@ class MinMaxDense(TrainModule, nn.Module):
 
 
 class MinMaxCascade(TrainModule, nn.Module):
-    """L layers × K scalar MinMax units with sigmoid gates (arXiv 2605.06384, simplified)."""
+    """L layers × K scalar MinMax units with sigmoid gates (arXiv 2605.06384, simplified).
+
+    ``order="lag"`` (default): layer ℓ's gates at step t read the layers below at
+    t−1, as the compiled cascade does; ``order="same-time"``: at t (every letter
+    then acts idempotently; see the module docstring).
+    """
 
     arch = "minmax-cascade"
+    ORDERS = ("lag", "same-time")
 
-    def __init__(self, n_symbols: int, n_labels: int, hidden: int, layers: int = 2) -> None:
+    def __init__(self, n_symbols: int, n_labels: int, hidden: int, layers: int = 2,
+                 order: str = "lag") -> None:
         super().__init__()
+        if order not in self.ORDERS:
+            from fsmnet.errors import SpecError
+
+            raise SpecError(f"order must be one of {', '.join(self.ORDERS)}",
+                            source="minmax-cascade", field="order", value=order)
+        self.order = order
         self.n_symbols, self.n_labels, self.hidden = n_symbols, n_labels, hidden
         self.layers = max(1, int(layers))
         k = max(1, hidden // self.layers)
@@ -103,17 +130,20 @@ class MinMaxCascade(TrainModule, nn.Module):
         words = words.to(torch.int64)
         e = nn.functional.one_hot(words, self.n_symbols).to(self.x0.dtype)
         run = scan.scalar_minmax_auto if fast else scan.scalar_minmax_loop
-        below: list[Tensor] = []  # states of the lower layers at t = 1..T
+        # The lower layers' states that step t = 1..T reads: at t−1 (x[:, :-1], the
+        # start state for t = 1) with the lag, at t (x[:, 1:]) without it.
+        lag = self.order == "lag"
+        below: list[Tensor] = []
         traces = []
         for l, gate in enumerate(self.gates):
             r, s = torch.sigmoid(gate(torch.cat([e, *below], dim=-1))).chunk(2, dim=-1)
             x = run(r, s, self.x0[l])
             traces.append(x)
-            below.append(x[:, 1:])
+            below.append(x[:, :-1] if lag else x[:, 1:])
         return torch.cat(traces, dim=-1)
 
     def _repr_options(self) -> dict[str, Any]:
-        return {"layers": self.layers, "width": self.width}
+        return {"layers": self.layers, "width": self.width, "order": self.order}
 
     def logits(self, words: Tensor, fast: bool = True) -> Tensor:
         return self.readout(self.states(words, fast))
