@@ -33,7 +33,8 @@ def test_cli_proves_writes_a_certificate_that_check_accepts(nets, capsys) -> Non
                  "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert set(out) == {"verdict", "method", "counterexample", "proved_length", "domain",
-                        "covers", "seconds"}
+                        "covers", "theorem", "seconds"}
+    assert out["theorem"] is None  # proved: nothing to explain
     assert out["covers"] == "exact arithmetic of the file's tensors"
     assert (out["verdict"], out["method"], out["domain"]) == ("proved", "box-invariant",
                                                               "slice-box")

@@ -12,11 +12,13 @@ exit codes: 0 proved, 1 refuted (a confirmed counterexample is printed),
             3 unknown (with the proved length L), 2 bad input, 4 internal error.
 
 --json prints {"verdict", "method", "counterexample", "proved_length",
-"domain", "covers", "seconds"}: proved_length is null for "proved" (every
+"domain", "covers", "theorem", "seconds"}: proved_length is null for "proved" (every
 length), the largest L with every word of length <= L correct for "unknown",
 and the counterexample's length - 1 for "refuted" (-1: the empty word itself
 is wrong); domain is null where none was used (e.g. a refutation found by the
-exact product).
+exact product); theorem, when not null, says that no linear network with
+generic real weights is right for every length on this automaton (mod 3 and
+longer cycles, three or more values held: docs/theory.md, Theorem G).
 
 For a network with infinitely many reachable states (trained, or with noisy
 weights) the proof is an invariant: a set of hidden states per automaton
@@ -78,7 +80,7 @@ def handle(args: argparse.Namespace) -> int:
     print(verdict_line(result), file=out)
     if result.counterexample is not None:
         print_counterexample(result.counterexample, file=out)
-    for key in ("learned", "invariant", "bounded", "note", "certificate_error"):
+    for key in ("learned", "invariant", "bounded", "note", "theorem", "certificate_error"):
         if key in result.details:
             print(f"{key}: {result.details[key]}", file=out)
     for i, line in enumerate(result.details.get("rounds", []), start=1):

@@ -62,7 +62,25 @@ class CertifyResult:
                 "counterexample": None if cex is None else
                 {"word": cex.word, "expected": cex.expected, "got": cex.got},
                 "proved_length": self.proved_length, "domain": self.domain,
-                "covers": self.details.get("covers"), "seconds": round(self.seconds, 3)}
+                "covers": self.details.get("covers"), "theorem": self.details.get("theorem"),
+                "seconds": round(self.seconds, 3)}
+
+
+# Theorem G (docs/theory.md §5) covers the homogeneous linear families in exact arithmetic.
+GENERIC_WEIGHTS_FAMILIES = ("bilinear", "diagonal")
+
+
+def _note_generic_weights(net: Network, automaton: Automaton, details: dict[str, Any]) -> None:
+    """Say when no generic-weight network of this class is right for every length:
+    then neither more training nor more proof search can make this one so."""
+    from fsmnet import archs
+    from fsmnet.algebra.generic_weights import generic_weights_obstruction
+
+    if archs.get(net.arch).family not in GENERIC_WEIGHTS_FAMILIES:
+        return
+    report = generic_weights_obstruction(automaton, limit=2000)
+    if report.obstruction is not None:
+        details["theorem"] = report.obstruction.describe()
 
 
 def _rights(net: Network, automaton: Automaton) -> dict[int, int] | None:
@@ -250,6 +268,8 @@ def certify(spec: Any, net: Network, *, float32: bool = False, certificate: str 
     details["covers"] = covers(net)
 
     def done(verdict: Verdict, method: str, **kw: Any) -> CertifyResult:
+        if verdict != "proved" and not float32:
+            _note_generic_weights(net, automaton, details)
         return CertifyResult(verdict, method, seconds=time.perf_counter() - start,
                              details=details, **kw)
 
