@@ -157,17 +157,96 @@ def test_trained_parity_that_did_not_generalize_is_refuted() -> None:
     _assert_refuted(fsmnet.certify("parity", net), net, "parity")
 
 
-def test_trained_real_diagonal_parity_is_unknown_with_its_proved_length() -> None:
-    # Right at length 500, but its even and odd states are (nearly) negatives of each
-    # other, so no single functional is positive on all of them: no slice box; the
-    # exact bounded exploration proves every word up to L (L = 87 with 4000 pairs).
-    from fsmnet.proofs.abstract.certify import certify
+def test_trained_real_diagonal_parity_is_proved_by_count_dominance(tmp_path) -> None:
+    # Right at length 500; its even and odd states are (nearly) negatives of each other,
+    # so no single functional is positive on all of them (no slice box), and it stayed
+    # "unknown, L = 87" until count dominance (docs/verification.md): one channel has the
+    # largest |λ| for both letters and the readout signs of parity, and beats every
+    # negative channel from the empty word on.
+    from fsmnet.cli import main
 
     net = _trained("parity", "bilinear-real-diag")
-    result = certify("parity", net, max_pairs=1000)  # a smaller exploration budget
-    assert result.verdict == "unknown" and result.method == "bounded"
-    assert result.proved_length >= 12
-    assert exhaustive_agree(net, fsmnet.load("parity"), 12)  # independent, to length 12
+    file, path = tmp_path / "net.safetensors", tmp_path / "c.json"
+    net.save(file)
+    result = fsmnet.certify("parity", net, certificate=str(path), network_path=str(file))
+    assert (result.verdict, result.method, result.proved_length) == (
+        "proved", "count-dominance", None)
+    # independent: the stdlib checker with the file binding (``fsmnet check --network``),
+    # and every word up to length 12 through the exact reference evaluator
+    assert main(["check", str(path), "--network", str(file)]) == 0
+    assert exhaustive_agree(net, fsmnet.load("parity"), 12)
+
+
+def _integer_matrix(m) -> list[list[int]]:
+    """An exact float matrix times the lcm of its denominators (a positive scale)."""
+    from math import lcm
+
+    rows = [[Fraction(float(x)) for x in row] for row in np.atleast_2d(m)]
+    d = lcm(*(x.denominator for row in rows for x in row))
+    return [[int(x * d) for x in row] for row in rows]
+
+
+def _int_mul(a: list[list[int]], b: list[list[int]]) -> list[list[int]]:
+    return [[sum(a[i][k] * b[k][j] for k in range(len(b))) for j in range(len(b[0]))]
+            for i in range(len(a))]
+
+
+def _exact_label_of_power(net, symbol: int, n: int):
+    """The exact label after symbol^n, by binary powering of the integer matrix (scores
+    of R·M^n·h0 up to the positive factor D^n; argmax takes the first maximum)."""
+    m = _integer_matrix(net.semantics.matrices(net, False)[symbol])
+    acc = [[int(i == j) for j in range(len(m))] for i in range(len(m))]
+    while n:
+        if n & 1:
+            acc = _int_mul(acc, m)
+        m, n = _int_mul(m, m), n >> 1
+    h0 = _integer_matrix(net.params["h0"].reshape(-1, 1))
+    scores = [row[0] for row in _int_mul(_integer_matrix(net.params["readout"]),
+                                         _int_mul(acc, h0))]
+    return net.labels[max(range(len(scores)), key=lambda i: (scores[i], -i))]
+
+
+def test_trained_mod3_rotation_is_unknown_with_its_proved_length() -> None:
+    """A subject that genuinely stays unknown: bilinear-full, H = 2, 2000 steps, seed 0 on
+    mod-3 addition.  Each nonzero letter is a rotation by (1 ± 6·10⁻⁵)·2π/3 (and a
+    scaling), so the network is right on every short word but *wrong* on a long power
+    (2^8479 in one run): no sound method can prove it, and Theorem G (docs/theory.md §5)
+    says no generic-weight linear net is right for every length on mod 3.  Its shortest
+    bad words are too long for certify's searches (pumped words n ≤ 4096; exact runs
+    of H²n² > 10⁸ digit operations are not confirmed), so the verdict is "unknown" with
+    the exact bounded exploration's length.  Independent routes: every word up to that
+    length through the exact reference evaluator; a float run finds the first bad power
+    u^n, and the exact label of u^n by binary powering of the integer matrix (no
+    normalization, no floats) confirms the network wrong there."""
+    from fsmnet.proofs.abstract.certify import certify
+
+    net = _trained("modadd:3", "bilinear-full", hidden=2, steps=2000)
+    spec = fsmnet.load("modadd:3").minimal()
+    result = certify(spec, net, max_pairs=1000)  # a smaller exploration budget
+    assert (result.verdict, result.method) == ("unknown", "bounded")
+    assert result.proved_length >= 5 and result.counterexample is None
+    assert exhaustive_agree(net, spec, result.proved_length)
+    # the network is wrong for some length: find u^n in floats, confirm exactly
+    mats, readout = net.semantics.matrices(net, False), net.params["readout"]
+    index = [spec.symbol_index(s) for s in net.symbols]
+    wrong = None
+    for a in range(len(net.symbols)):
+        h = np.asarray(net.semantics.initial_state(net, False), dtype=np.float64)
+        q = spec.initial
+        for n in range(1, 30_000):
+            h = mats[a] @ h
+            h /= np.abs(h).max()
+            q = int(spec.delta[index[a], q])
+            if net.labels[int(np.argmax(readout @ h))] != spec.output(q):
+                for k in range(max(1, n - 3), n + 4):  # the exact boundary is near
+                    want = spec.output(spec.run([index[a]] * k))
+                    if _exact_label_of_power(net, a, k) != want:
+                        wrong = (a, k)
+                        break
+                break
+        if wrong is not None:
+            break
+    assert wrong is not None and wrong[1] > 4096  # beyond every search of certify
 
 
 def test_trained_mod3_is_refuted_by_a_long_repetition() -> None:
