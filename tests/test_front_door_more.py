@@ -1,4 +1,9 @@
-"""The front door, round two, the rest: size guards before long algebra, Ctrl-C inside it.
+"""The front door, round two, the rest: size guards before long algebra, Ctrl-C inside it,
+help texts and their examples.
+
+A SIGINT test per long phase, each showing exit 130 and no file left: the scan and
+train's long-length check in tests/test_front_door.py; training, the monoid (Konieczny,
+and Froidure-Pin over 64 states) and the holonomy decomposition here.
 
 Commands run in process through :func:`fsmnet.cli.main`, or as ``python -m fsmnet`` where
 a signal is involved (the helpers of ``tests/test_front_door.py``).
@@ -6,7 +11,9 @@ a signal is involved (the helpers of ``tests/test_front_door.py``).
 
 from __future__ import annotations
 
+import queue
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -125,6 +132,65 @@ def test_froidure_pin_in_slices_lists_the_same_monoid(monkeypatch: pytest.Monkey
     assert len(slices) >= 2  # the enumeration really was cut
     with pytest.raises(MonoidTooLarge, match="more than 1000 elements"):
         _ = TransitionMonoid(generators=gens, limit=1000).size
+
+
+def _start_on_a_terminal(args: list[str], cwd: Path) -> tuple[Any, queue.Queue[str]]:
+    """``_start`` with standard error on a pseudo-terminal, where fsmnet draws its progress
+    bars; a bar redraws itself after a carriage return, so each piece between two line
+    ends or carriage returns is one "line" of the queue (a piece cut by a read shows
+    again whole in the next redraw)."""
+    import fcntl
+    import os
+    import pty
+    import re
+    import struct
+    import subprocess
+    import sys
+    import termios
+    import threading
+
+    master, slave = pty.openpty()
+    # A terminal of no width gets empty bars: give it 100 columns.
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    proc = subprocess.Popen([sys.executable, "-m", "fsmnet", *args], cwd=cwd, text=True,
+                            stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    lines: queue.Queue[str] = queue.Queue()
+
+    def pump_terminal() -> None:
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # the child closed its side
+                break
+            if not chunk:
+                break
+            for piece in re.split(r"[\r\n]+", chunk.decode(errors="replace")):
+                if piece:
+                    lines.put(piece + "\n")
+        os.close(master)
+
+    def pump_stdout() -> None:
+        for line in proc.stdout:  # type: ignore[union-attr]
+            lines.put(line)
+
+    for pump in (pump_terminal, pump_stdout):
+        threading.Thread(target=pump, daemon=True).start()
+    return proc, lines
+
+
+def test_ctrl_c_stops_training_and_leaves_no_network(tmp_path: Path) -> None:
+    # The bar's loss appears once steps have run: the signal lands in the training loop,
+    # not in an import.  A million steps would take hours.
+    before = listing(tmp_path)
+    proc, lines = _start_on_a_terminal(["train", "parity", "--arch", "bilinear-full",
+                                        "--hidden", "4", "--steps", "1000000", "-o",
+                                        "out.safetensors"], tmp_path)
+    code, text = _interrupt_after(proc, lines, "loss=", bound=30)
+    assert code == 130, text
+    assert "interrupted" in text and "internal error" not in text, text
+    assert "trained bilinear-full" not in text
+    assert listing(tmp_path) == before  # no network, no temporary file
 
 
 def test_decompose_refuses_too_many_states_before_any_work(
