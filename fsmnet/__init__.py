@@ -93,6 +93,9 @@ _LAZY_CLASSES = {
 # Public subpackages, reachable as ``fsmnet.NAME`` without importing them first.
 _SUBPACKAGES = ("algebra", "archs", "automata", "constructions", "decide", "errors", "gpu",
                 "io", "nets", "proofs", "testing", "train")
+# Other names of subpackages: the scan engine runs on CPUs by default, so
+# ``fsmnet.scan`` is its name in the vocabulary (docs/architecture.md).
+_SUBPACKAGE_ALIASES = {"scan": "gpu"}
 
 
 def _lazy_attribute(name: str) -> Any:
@@ -102,6 +105,8 @@ def _lazy_attribute(name: str) -> Any:
         return value
     if name in _SUBPACKAGES:
         return importlib.import_module(f"fsmnet.{name}")
+    if name in _SUBPACKAGE_ALIASES:
+        return importlib.import_module(f"fsmnet.{_SUBPACKAGE_ALIASES[name]}")
     raise AttributeError(f"module 'fsmnet' has no attribute {name!r}")
 
 
@@ -109,7 +114,7 @@ def __dir__() -> list[str]:
     """The public API (``__all__``, ``compile``, the subpackages) and module dunders."""
     dunders = [n for n in globals() if n.startswith("__") and n.endswith("__")
                and n not in ("__builtins__", "__dir__", "__getattr__")]
-    return sorted({*__all__, "compile", *_SUBPACKAGES, *dunders})
+    return sorted({*__all__, "compile", *_SUBPACKAGES, *_SUBPACKAGE_ALIASES, *dunders})
 
 
 if not TYPE_CHECKING:
@@ -150,20 +155,24 @@ def load(spec: Automaton | PFSA | str | Any) -> Automaton | PFSA:
     return _load_automaton(spec)
 
 
-def compile(automaton: Automaton | PFSA | str | Any, arch: str,  # noqa: A001
+def compile(spec: Automaton | PFSA | str | Any = None, arch: str | None = None,  # noqa: A001
             **options: Any) -> Network:
     """Compile an automaton (minimized first) into exact weights for ``arch``, or a
     PFSA-SR into the network that tracks its belief.
 
-    ``automaton`` is anything :func:`load` accepts; ``arch`` an id of
-    :func:`fsmnet.archs.ids` (for a PFSA-SR, one of :func:`fsmnet.archs.belief_ids`,
-    with no options).  Raises :class:`NotExpressible` when the architecture cannot
-    express the automaton, :class:`SpecError` for bad input, and
-    :class:`FsmnetError` for an architecture that takes no PFSA-SR.
+    ``spec`` is anything :func:`load` accepts (``automaton=`` is a deprecated
+    spelling); ``arch`` an id of :func:`fsmnet.archs.ids` (for a PFSA-SR, one of
+    :func:`fsmnet.archs.belief_ids`, with no options).  Raises
+    :class:`NotExpressible` when the architecture cannot express the automaton,
+    :class:`SpecError` for bad input, and :class:`FsmnetError` for an architecture
+    that takes no PFSA-SR.
     """
     from fsmnet.automata.pfsa_spec import is_pfsa_spec
 
-    if is_pfsa_spec(automaton):
+    spec = _renamed("compile", "automaton", "spec", options, spec)
+    if spec is None or arch is None:
+        raise TypeError("fsmnet.compile(spec, arch) needs a spec and an architecture id")
+    if is_pfsa_spec(spec):
         from fsmnet import archs
         from fsmnet.automata.pfsa_spec import load_pfsa
 
@@ -171,11 +180,25 @@ def compile(automaton: Automaton | PFSA | str | Any, arch: str,  # noqa: A001
         if options:
             raise SpecError("the PFSA-SR construction takes no options", source="<compile>",
                             field="options", value=sorted(options))
-        net: Network = build(load_pfsa(automaton))
+        net: Network = build(load_pfsa(spec))
         return net
     from fsmnet.constructions import compile_automaton
 
-    return compile_automaton(automaton, arch, **options)
+    return compile_automaton(spec, arch, **options)
+
+
+def _renamed(function: str, old: str, new: str, keywords: dict[str, Any], value: Any) -> Any:
+    """The value of a parameter whose name changed (docs/architecture.md, "Vocabulary"):
+    the old keyword still works, with a DeprecationWarning; both at once is an error."""
+    if old not in keywords:
+        return value
+    if value is not None:
+        raise TypeError(f"fsmnet.{function}: give {new}= or the deprecated {old}=, not both")
+    import warnings
+
+    warnings.warn(f"fsmnet.{function}({old}=...) is deprecated; use {new}=",
+                  DeprecationWarning, stacklevel=3)
+    return keywords.pop(old)
 
 
 def verify(spec: Automaton | str | Any, net: Network, *, max_states: int | None = None,
@@ -270,24 +293,37 @@ def certify(spec: Automaton | str | Any | None, net: Network, *, float32: bool =
                     network_path=network_path)
 
 
-def evaluate(model: Automaton | Network, symbols: Sequence[int] | Any, *,
+def evaluate(model: Automaton | Network, word: Sequence[int] | Any = None, *,
              backend: Backend = "auto", outputs: Outputs = "all", start: Any = None,
-             chunk: int | None = None, path: EvalPath = "auto") -> EvalResult:
-    """Run an automaton or a network on symbol indices with the scan engine
+             chunk: int | None = None, path: EvalPath = "auto", **renamed: Any) -> EvalResult:
+    """Run an automaton or a network on a word given as symbol indices (an integer
+    array; ``symbols=`` is a deprecated spelling) with the scan engine
     (:func:`fsmnet.gpu.engine.evaluate`)."""
     from fsmnet.gpu.engine import evaluate as _evaluate
 
-    return _evaluate(model, symbols, backend=backend, outputs=outputs, start=start,
+    word = _renamed("evaluate", "symbols", "word", renamed, word)
+    if renamed:
+        raise TypeError(f"fsmnet.evaluate: unexpected keyword {sorted(renamed)[0]!r}")
+    if word is None:
+        raise TypeError("fsmnet.evaluate(model, word) needs a word (symbol indices)")
+    return _evaluate(model, word, backend=backend, outputs=outputs, start=start,
                      chunk=chunk, path=path)
 
 
-def decompose(source: Automaton | str | Sequence[Sequence[int]], *,
-              symbols: Sequence[str] | None = None) -> Holonomy:
+def decompose(spec: Automaton | str | Sequence[Sequence[int]] | None = None, *,
+              symbols: Sequence[str] | None = None, **renamed: Any) -> Holonomy:
     """The Krohn-Rhodes holonomy decomposition of a semiautomaton
-    (:func:`fsmnet.algebra.holonomy.decompose`); a SPEC string is loaded first."""
+    (:func:`fsmnet.algebra.holonomy.decompose`): ``spec`` is an automaton, a SPEC
+    string (loaded first) or a list of transformations; ``source=`` is a deprecated
+    spelling; ``symbols`` names the letters."""
     from fsmnet.algebra.holonomy import decompose as _decompose
 
-    return _decompose(_load_automaton(source) if isinstance(source, str) else source,
+    spec = _renamed("decompose", "source", "spec", renamed, spec)
+    if renamed:
+        raise TypeError(f"fsmnet.decompose: unexpected keyword {sorted(renamed)[0]!r}")
+    if spec is None:
+        raise TypeError("fsmnet.decompose(spec) needs an automaton or a spec")
+    return _decompose(_load_automaton(spec) if isinstance(spec, str) else spec,
                       symbols=symbols)
 
 
