@@ -35,8 +35,9 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
-from .core import Automaton, CertificateError, _frac, _same_label, read_automaton
+from .core import Automaton, CertificateError, _frac, read_automaton
 from .cyclotomic import Element, Field
+from .fields import label_indices
 
 
 def _element(fld: Field, x: Any) -> Element:
@@ -215,10 +216,10 @@ def _right_label(cc: CountCertificate, ct: CountType, counts: list[int]) -> int:
     for a, n in enumerate(counts):
         for _ in range(n):
             q = cc.automaton.delta[a][q]
-    right = next((c for c, lab in enumerate(cc.labels) if _same_label(lab, outputs[q])), None)
-    if right is None:
+    right = label_indices(cc.labels, outputs[q])
+    if not right:
         raise CertificateError(f"count type {ct.choice}: no network label {outputs[q]!r}")
-    return right
+    return right[0]
 
 
 def _check_type(cc: CountCertificate, choice: tuple[tuple[str, int], ...], ct: CountType

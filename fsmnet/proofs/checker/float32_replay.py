@@ -25,7 +25,7 @@ import struct
 from fractions import Fraction
 from typing import Any
 
-from .core import _mat, _vec
+from .linear_model import read_linear
 
 OVERFLOW = -1
 
@@ -65,11 +65,11 @@ def _to32(x: Fraction) -> float:
 
 def model32(model: dict[str, Any]) -> tuple[list, list, list[float]]:
     """(A32 per symbol, R32, h_0) of an exact linear model, by the rounding above."""
-    mats = [[[_to32(x) for x in row] for row in m] for m in (_mat(m) for m in model["matrices"])]
-    readout = [[_to32(x) for x in row] for row in _mat(model["readout"])]
-    h0 = _vec(model["h0"])
-    top = max((abs(x) for x in h0), default=Fraction(0))
-    return mats, readout, [_to32(x / top) if top else 0.0 for x in h0]
+    exact = read_linear(model)
+    mats = [[[_to32(x) for x in row] for row in m] for m in exact.matrices]
+    readout = [[_to32(x) for x in row] for row in exact.readout]
+    top = max((abs(x) for x in exact.h0), default=Fraction(0))
+    return mats, readout, [_to32(x / top) if top else 0.0 for x in exact.h0]
 
 
 def step(matrix: list[list[float]], h: list[float]) -> list[float] | None:

@@ -53,11 +53,12 @@ class LinearModel:
         return len(self.h0)
 
     def fits(self, n_symbols: int, n_labels: int) -> bool:
-        """One dim × dim matrix per symbol and one readout row of dim entries per label."""
+        """One matrix per symbol, each row of dim entries, and one readout row per label
+        (what the box methods require; zonotopes also require readout rows of dim
+        entries: :func:`require_fit` with ``readout``)."""
         dim = self.dim
         return len(self.matrices) == n_symbols and len(self.readout) == n_labels and all(
-            len(m) == dim and all(len(row) == dim for row in m) for m in self.matrices
-        ) and all(len(row) == dim for row in self.readout)
+            len(row) == dim for m in self.matrices for row in m)
 
 
 def read_linear(model: dict[str, Any]) -> LinearModel:
@@ -66,8 +67,12 @@ def read_linear(model: dict[str, Any]) -> LinearModel:
                        matrix(model["readout"]))
 
 
-def require_fit(model: LinearModel, n_symbols: int, n_labels: int) -> None:
-    if not model.fits(n_symbols, n_labels):
+def require_fit(model: LinearModel, n_symbols: int, n_labels: int, readout: bool = False
+                ) -> None:
+    """Refuse a model that does not fit the automaton and labels (with ``readout``, also
+    a readout row that is not dim entries)."""
+    if not model.fits(n_symbols, n_labels) or (
+            readout and any(len(row) != model.dim for row in model.readout)):
         raise CertificateError("model and automaton sizes differ")
 
 

@@ -19,6 +19,7 @@ from .core import (
     is_index,
     is_index_table,
 )
+from .linear_model import read_linear
 
 
 @dataclass(frozen=True)
@@ -34,13 +35,13 @@ class _Model:
 
 def _linear_model(model: dict[str, Any], k: int, n_labels: int) -> _Model:
     """h' = normalize(A_a h); label = first argmax of readout @ h."""
-    mats = [_mat(m) for m in model["matrices"]]
-    if len(mats) != k:
+    linear = read_linear(model)
+    if len(linear.matrices) != k:
         raise CertificateError("one matrix per symbol is required")
-    readout = _mat(model["readout"])
-    if len(readout) != n_labels:
+    if len(linear.readout) != n_labels:
         raise CertificateError("one readout row per label is required")
-    return _Model(_normalize(_vec(model["h0"])),
+    mats, readout = linear.matrices, linear.readout
+    return _Model(_normalize(list(linear.h0)),  # a list, as the states it is compared with
                   lambda h, a: _normalize(_matvec(mats[a], h)),
                   lambda h: _argmax(_matvec(readout, h)), _vec)
 

@@ -136,7 +136,7 @@ def _parse_template(cert: dict[str, Any], model: LinearModel, n_labels: int,
     phi, p = vector(cert["phi"]), cert["pivot"]
     if len(phi) != n or not is_index(p, n) or phi[p] != 1:
         raise CertificateError("phi and pivot do not fit the model (phi[pivot] must be 1)")
-    require_fit(model, n_symbols, n_labels)
+    require_fit(model, n_symbols, n_labels, readout=True)
     extra = matrix(cert["extra"])
     if any(len(x) != n or _dot(phi, x) != 0 for x in extra):
         raise CertificateError("every extra generator needs phi·x = 0")
