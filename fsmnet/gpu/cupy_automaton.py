@@ -130,16 +130,21 @@ def _group_maps(maps: Any) -> np.ndarray:
     return cupy.asnumpy(groups)
 
 
-def _chunk_starts(maps: Any, groups: np.ndarray, q: int) -> tuple[Any, int]:
-    """Phase 2b-c: every chunk's start state, and the state after the piece."""
+def _chunk_starts(maps: Any, groups: np.ndarray, q: int, with_starts: bool = True
+                  ) -> tuple[Any, int]:
+    """Phase 2b-c: every chunk's start state (None unless ``with_starts``: outputs
+    "last" replays nothing), and the state after the piece."""
     import cupy
 
     n_chunks, q_count = maps.shape
     n_groups = len(groups)
     group_start = np.empty(n_groups, dtype=np.int32)
-    for g in range(n_groups):  # a few hundred gathers on the host
+    rows = groups.tolist()  # Python lists: a gather costs tens of ns, a NumPy scalar more
+    for g in range(n_groups):  # about a thousand gathers on the host
         group_start[g] = q
-        q = int(groups[g, q])
+        q = rows[g][q]
+    if not with_starts:
+        return None, q
     starts = cupy.empty(n_chunks, dtype=np.int32)
     compiled_module("automaton").get_function("expand_groups")(
         grid_for(n_groups), (THREADS,), (maps, np.int64(n_chunks), np.int32(q_count),
@@ -157,12 +162,12 @@ def run_automaton(a: Automaton, arr: Any, outputs: str, start: Any, chunk: int |
     q = int(a.start_state(start))
     result = host_labels(len(arr), outputs, len(a.labels))
     out_kind = "u8" if len(a.labels) <= 256 else "i32"
-    for begin, piece in pieces(arr):
+    for begin, piece in pieces(arr, outputs):
         sym, kind = device_symbols(piece, a.n_symbols)
         n = len(sym)
         size = chunk_length(n, chunk)
         maps = _chunk_maps(a, t, sym, kind, size)
-        starts, q = _chunk_starts(maps, _group_maps(maps), q)
+        starts, q = _chunk_starts(maps, _group_maps(maps), q, with_starts=outputs == "all")
         if outputs == "all":
             out = cupy.empty(n, dtype=np.uint8 if out_kind == "u8" else np.int32)
             kern, smem, flag = kernel_for("automaton", f"replay_{kind}_{out_kind}",
@@ -179,7 +184,7 @@ def transformation(a: Automaton, arr: Any, chunk: int | None = None,
     """The map state -> state after reading all of ``arr`` (int64, length Q), on the device."""
     t = _tables(a, path)
     images = np.arange(a.n_states, dtype=np.int64)
-    for _, piece in pieces(arr):
+    for _, piece in pieces(arr, "last"):
         sym, kind = device_symbols(piece, a.n_symbols)
         for group in _group_maps(_chunk_maps(a, t, sym, kind, chunk_length(len(sym), chunk))):
             images = group[images].astype(np.int64)

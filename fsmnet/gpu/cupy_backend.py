@@ -88,13 +88,21 @@ def check_device_symbols(arr: Any, n_symbols: int) -> None:
         raise SpecError("symbols must be a 1-D integer array of symbol indices",
                         source="<evaluate>", field="symbols",
                         value=f"{arr.dtype} array of shape {arr.shape}")
-    lo, hi = (int(arr.min()), int(arr.max())) if len(arr) else (0, 0)
+    # Unsigned symbols cannot be negative: one reduction over the input, not two.
+    lo = 0 if arr.dtype.kind == "u" or not len(arr) else int(arr.min())
+    hi = int(arr.max()) if len(arr) else 0
     if lo < 0 or hi >= n_symbols:
         raise SpecError(f"symbol index out of range 0..{n_symbols - 1}", source="<evaluate>",
                         field="symbols", value=lo if lo < 0 else hi)
 
 
-def pieces(arr: Any) -> Any:
+def pieces(arr: Any, outputs: str = "all") -> Any:
+    """(begin, piece) over the input.  Pieces bound the device memory of a host input
+    and of the labels; an input already on the device with outputs "last" needs
+    neither, and one piece saves every per-piece host round trip."""
+    if outputs == "last" and is_cupy(arr):
+        yield 0, arr
+        return
     for begin in range(0, len(arr), PIECE):
         yield begin, arr[begin:begin + PIECE]
 

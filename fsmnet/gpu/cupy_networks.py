@@ -100,7 +100,7 @@ def run_linear(net: Any, arr: Any, outputs: str, start: Any,
     h[:t.hidden] = net.semantics.initial_state(net, False) if start is None else start
     result = host_labels(len(arr), outputs, len(net.labels))
     out_kind = "u8" if t.n_classes <= 256 else "i32"
-    for begin, piece in pieces(arr):
+    for begin, piece in pieces(arr, outputs):
         sym, kind = device_symbols(piece, len(t.mats))
         n = len(sym)
         size = chunk_length(n, chunk)
@@ -130,7 +130,7 @@ def linear_product(net: Any, arr: Any, chunk: int | None = None) -> np.ndarray:
     """A[x_n] ... A[x_1] for the whole input, rescaled to largest magnitude 1 (H x H)."""
     t = _linear_tables(net)
     total = np.eye(t.width)
-    for _, piece in pieces(arr):
+    for _, piece in pieces(arr, "last"):
         sym, kind = device_symbols(piece, len(t.mats))
         for group in _chunk_products(t, sym, kind, chunk_length(len(sym), chunk))[1]:
             total = group.dot(total)
@@ -273,7 +273,7 @@ def run_cascade(net: Any, arr: Any, outputs: str, start: Any,
     stride_all = cupy.asarray(pack.stride_all)
     result = host_labels(len(arr), outputs, len(net.labels))
     c0 = np.empty(n_units, dtype=np.int64)
-    for begin, piece in pieces(arr):
+    for begin, piece in pieces(arr, outputs):
         sym, kind = device_symbols(piece, s_count)
         n = len(sym)
         lv = _Level(sym, kind, s_count, n, chunk_length(n, chunk),
