@@ -54,6 +54,7 @@ _SLOW_CELLS = 5_000_000
 
 def register(sub: argparse._SubParsersAction) -> None:
     from fsmnet.cli.common import size_limit
+    from fsmnet.cli.pfsa_commands import by_spec_kind
 
     p = sub.add_parser("info", help="sizes, monoid facts, groups",
                        description=__doc__, epilog=_epilog(),
@@ -71,15 +72,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="write a Graphviz picture of the state diagram to FILE: DOT text, or SVG "
                         "when FILE ends in .svg (needs Graphviz dot); '-' is standard output, "
                         "and the table then goes to stderr")
-    p.set_defaults(handler=handle)
+    # A PFSA-SR spec goes to its own handler (fsmnet/cli/pfsa_commands.py, HANDLERS).
+    p.set_defaults(handler=by_spec_kind("info", handle))
 
 
 def handle(args: argparse.Namespace) -> int:
-    from fsmnet.cli.pfsa_commands import is_pfsa, pfsa_info
-
-    if is_pfsa(args.spec):  # PFSA-SR specs: fsmnet/cli/pfsa_commands.py
-        return pfsa_info(args)
-
     from fsmnet.algebra.info import info
     from fsmnet.algebra.monoid import MonoidTooLarge, size_lower_bound
     from fsmnet.automata.resolve import load
