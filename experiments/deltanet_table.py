@@ -10,6 +10,10 @@ no registry id for β ∈ [0, 1].  "certified": ``fsmnet certify`` on each seed'
 trained network (P / R n / U L, as in seed000_table.py).
 
     python experiments/deltanet_table.py [--steps 1000] [--hidden 8] [--seeds 3] [--no-certify]
+
+The code-trace paper publishes plots, not a table (seed summary 003), so there is
+no paper column and no ``--paper`` preset; the protocol options of
+experiments/common.py (``--lrs``, ``--validate-every``, ...) apply as to every table.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from common import (  # noqa: E402
     arguments,
     certified_details,
     certified_summary,
+    protocol_of,
     row_name,
     run_grid,
     save,
@@ -41,7 +46,9 @@ def main() -> None:
                      args, table="deltanet",
                      line=lambda c: f"norm@500 {c['norm']:.2f} (norm@10 {c['norm10']:.2f}, "
                                     f"{c['seconds']} s)")
-    lines = ["| model | " + " | ".join(n for _, n in TASKS) + " |", "|---" * 3 + "|"]
+    protocol = protocol_of(args).describe(args.steps, args.seeds)
+    lines = [f"protocol: {protocol}, H = {args.hidden}", "",
+             "| model | " + " | ".join(n for _, n in TASKS) + " |", "|---" * 3 + "|"]
     for arch, options, name in ROWS:
         key = row_name(arch, options)
         row = []
@@ -56,7 +63,8 @@ def main() -> None:
         lines += ["", certified_details(cells)]
     table = "\n".join(lines)
     print(table)
-    save("deltanet_table", {"args": vars(args), "cells": cells, "table": table,
+    save("deltanet_table", {"args": vars(args), "protocol": protocol, "cells": cells,
+                            "table": table,
                             "seconds": round(time.time() - begin)})
 
 
