@@ -24,10 +24,11 @@ evaluated up to ~10^6).
 InductionHeads(16), (30)) and what its summary states of the protocol: Adam at
 lr 1e-3, training lengths up to 512, validation at 2048; 2 layers of 40 units
 (its ablation's configuration, hidden 80).  Ours: 20,000 steps, validation every
-1000 steps with early stop after 10 without improvement, the test length 4096 (the paper extrapolates to ~10^6).  Not
-reproduced: its weight decay 1e-4 and lr halving every 5 epochs (fsmnet's loop has
-neither), its MLP/LayerNorm controllers and convolutions, and the baselines Mamba,
-xLSTM, mLSTM, sLSTM (fsmnet has none; LSTM and full bilinear stand in).
+1000 steps with early stop after 10 without improvement, the test length 4096 (the
+paper extrapolates to ~10^6).  Not reproduced: its weight decay 1e-4 and lr
+halving every 5 epochs (fsmnet's loop has neither), its MLP/LayerNorm controllers
+and convolutions, and the baselines Mamba, xLSTM, mLSTM, sLSTM (fsmnet has none;
+LSTM and full bilinear stand in).
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ best-of), and prints the normalized accuracy at 10 and at 500 and the learned an
 of the letter 1 in the channel with the largest modulus (parity needs exactly π).
 With ``--validate-every N`` each run reports its checkpoint with the best
 validation accuracy at ``--validate-length`` (default 100; experiments/common.py,
-``Protocol``) instead of its last step.  The paper (arXiv 2505.21749) trains 100,000 steps at H = 256 and
-reports 1.00.
+``Protocol``) instead of its last step.  The paper (arXiv 2505.21749) trains
+100,000 steps at H = 256 and reports 1.00.
 
     python experiments/r2_parity_probe.py    # 3000 steps, lr 0.01 and 0.003, 3 seeds
     python experiments/r2_parity_probe.py --steps 24000 --lrs 0.001 --seeds 1 [--hidden 256]
