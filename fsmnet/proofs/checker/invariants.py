@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .core import Automaton, CertificateError, is_index, read_automaton
+from .core import Automaton, CertificateError, _frac, is_index, read_automaton
 from .fields import (
     BOX_WORDS,
     Matrix,
@@ -275,10 +275,11 @@ def _check_chart(cert: dict[str, Any]) -> str:
 
 @dataclass(frozen=True)
 class SliceMultipliers:
-    """The certificate's μ of one box: per symbol one per condition, one per label."""
+    """The certificate's μ of one box: per symbol one per condition, one per label (None
+    for the box's right label, which the proof does not read)."""
 
     steps: tuple[Vector, ...]
-    readout: Vector
+    readout: tuple[Fraction | None, ...]
 
 
 @dataclass(frozen=True)
@@ -292,9 +293,9 @@ class SliceCertificate:
     multipliers: tuple[SliceMultipliers, ...]  # per box
 
 
-def _parse_slice_multipliers(records: Any, n_boxes: int, model: LinearModel
+def _parse_slice_multipliers(records: Any, rights: tuple[int, ...], model: LinearModel
                              ) -> tuple[SliceMultipliers, ...]:
-    if len(records) != n_boxes:
+    if len(records) != len(rights):
         raise CertificateError("one multiplier record per box is required")
     n_forms = 1 + 2 * model.dim  # φA > 0, then the lower and upper bound of each coordinate
     out = []
@@ -305,9 +306,11 @@ def _parse_slice_multipliers(records: Any, n_boxes: int, model: LinearModel
         for a, row in enumerate(steps):
             if len(row) != n_forms:
                 raise CertificateError(f"box {i}, symbol {a}: one multiplier per condition")
-        readout = vector(record["readout"])
-        if len(readout) != len(model.readout):
+        listed = record["readout"]
+        if len(listed) != len(model.readout):
             raise CertificateError(f"box {i}: one readout multiplier per label")
+        # The right label's own μ is no argument of the proof: left unread, as it always was.
+        readout = tuple(None if c == rights[i] else _frac(mu) for c, mu in enumerate(listed))
         out.append(SliceMultipliers(steps, readout))
     return tuple(out)
 
@@ -320,7 +323,7 @@ def _parse_slice(cert: dict[str, Any]) -> SliceCertificate:
                                                len(cert["network"]["labels"])):
         raise CertificateError("model, φ and automaton sizes differ")
     boxes = read_boxes(cert, automaton, model.dim)
-    multipliers = _parse_slice_multipliers(cert["multipliers"], len(boxes.boxes), model)
+    multipliers = _parse_slice_multipliers(cert["multipliers"], boxes.rights, model)
     return SliceCertificate(boxes, model, float32, phi, multipliers)
 
 
@@ -390,7 +393,7 @@ def _check_slice_margins(sl: SliceCertificate) -> None:
     for i, (box, r, mults) in enumerate(zip(boxes.boxes, boxes.rights, sl.multipliers)):
         nq = max(max(abs(x) for x in box.lo), max(abs(x) for x in box.hi))
         for c, mu in enumerate(mults.readout):
-            if c == r:
+            if mu is None:  # c == r, the right label itself
                 continue
             diff = [x - y for x, y in zip(readout[r], readout[c])]
             v = _slice_bound(sl, diff, mu, box)
