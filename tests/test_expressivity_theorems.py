@@ -79,7 +79,7 @@ def test_theorem_sizes_are_the_constructions_sizes() -> None:
                     assert size[key] == net.options[key], (spec, arch, key)
 
 
-@settings(max_examples=examples(15), deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 @given(automata(max_states=4, max_symbols=2, max_labels=3))
 def test_verdicts_by_theorem_equal_the_verdicts_by_proof(a) -> None:
     # Second source: every network compiled and proved, as before the theorems.
