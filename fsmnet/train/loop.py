@@ -31,6 +31,10 @@ class TrainConfig:
     threads: int = 1
     device: str = "cpu"
     options: dict[str, Any] = field(default_factory=dict)
+    # Weights of the regularizers of fsmnet.train.losses (keys REGULARIZERS): margin,
+    # moduli, contraction (0 or absent = off) and margin_target.  Empty: plain
+    # cross-entropy, the same bytes as before they existed.
+    regularizers: dict[str, float] = field(default_factory=dict)
 
 
 class ExtraWords(Protocol):
@@ -74,11 +78,16 @@ def train(spec: Automaton | str, config: TrainConfig,
     ``module`` continues training that module (a fresh optimizer) instead of a new
     one; ``extra`` mixes in batches of other words (:class:`ExtraWords`).  Without
     them the draws are those of a plain run, so its files stay byte for byte the same.
+    ``config.regularizers`` adds :func:`fsmnet.train.losses.regularization` to every
+    step's loss (the recorded loss is the sum).
     """
     import time
 
     import torch
 
+    from fsmnet.train.losses import check_regularizers, regularization
+
+    weights = check_regularizers(config.regularizers) if config.regularizers else {}
     automaton = task_automaton(spec)
     torch.set_num_threads(max(1, int(config.threads)))
     torch.use_deterministic_algorithms(True)
@@ -104,6 +113,8 @@ def train(spec: Automaton | str, config: TrainConfig,
         w = torch.tensor(words, device=device)
         y = torch.tensor(labels, device=device)
         loss = step_loss(module, w, y)
+        if weights:
+            loss = loss + regularization(module, w, y, weights)
         opt.zero_grad()
         loss.backward()
         # Products of many matrices make rare huge gradients; clipping keeps Adam sane.

@@ -17,7 +17,7 @@ the last round proved no longer a length than the best before it), then
    prefixes, all labelled by the automaton).
 
 The run stops at a proof, or at a budget: rounds and total steps (deterministic),
-seconds (an outer guard, checked between rounds).  With ``output`` the network is
+seconds and CPU seconds (outer guards, checked between rounds).  With ``output`` the network is
 saved, its header holding ``options["until_proved"]`` (every round's record, the
 verdict) and ``options["snapped"]`` for a snapped network, and a proof's certificate
 is written next to it (``net.safetensors`` -> ``net.cert.json``), bound to the file.
@@ -53,20 +53,25 @@ PATIENCE = 1            # rounds without a longer proved length before a fresh s
 @dataclass(frozen=True)
 class Budget:
     """When the loop gives up: ``rounds`` and total training ``steps`` (None: no limit)
-    are deterministic; ``seconds`` is checked between rounds, as an outer guard."""
+    are deterministic; ``seconds`` (wall clock) and ``cpu_seconds`` (this process's CPU
+    time, ``time.process_time``: what a loaded machine does not inflate) are checked
+    between rounds, as outer guards."""
 
     rounds: int = 8
     steps: int | None = None
     seconds: float | None = None
+    cpu_seconds: float | None = None
 
     def check(self) -> None:
         if not isinstance(self.rounds, int) or self.rounds < 1:
             raise FsmnetError(f"budget: rounds must be an integer >= 1 (value: {self.rounds!r})")
         if self.steps is not None and (not isinstance(self.steps, int) or self.steps < 1):
             raise FsmnetError(f"budget: steps must be an integer >= 1 (value: {self.steps!r})")
-        if self.seconds is not None and not (0 < self.seconds < math.inf):
-            raise FsmnetError(f"budget: seconds must be a positive number (value: "
-                              f"{self.seconds!r})")
+        for name in ("seconds", "cpu_seconds"):
+            value = getattr(self, name)
+            if value is not None and not (0 < value < math.inf):
+                raise FsmnetError(f"budget: {name} must be a positive number (value: "
+                                  f"{value!r})")
 
 
 @dataclass(frozen=True)
@@ -98,6 +103,7 @@ class RoundRecord:
     added: dict[str, int]               # pool words added after this round, per kind
     drawn: dict[str, int]               # pool words drawn into this round's batches
     seconds: float
+    theorem: str | None = None          # certify's note: a theorem rules the claim out
 
     def to_json(self, *, seconds: bool = True) -> dict[str, Any]:
         out = dataclasses.asdict(self)
@@ -112,7 +118,7 @@ class UntilProvedResult:
     """``verdict``: "proved" (``network`` is proved, ``claim`` says in which semantics),
     "refuted" (the budget ended on a refutation: ``counterexample``) or "unknown" (the
     budget ended on an unknown: ``proved_length``).  ``stopped_by``: "proved",
-    "rounds", "steps" or "seconds"."""
+    "rounds", "steps", "seconds" or "cpu_seconds"."""
 
     verdict: str
     stopped_by: str
@@ -254,7 +260,7 @@ def train_until_proved(spec: Automaton | str, config: TrainConfig, *,
     if not 0.0 <= extra_fraction <= 1.0:
         raise FsmnetError(f"extra_fraction must be in [0, 1] (value: {extra_fraction!r})")
     automaton = task_automaton(spec)
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     rng = np.random.default_rng([config.seed, 3])  # the edits' sample
     pool: list[PoolWord] = []
     records: list[RoundRecord] = []
@@ -307,7 +313,8 @@ def train_until_proved(spec: Automaton | str, config: TrainConfig, *,
             counterexample=None if cex is None else tuple(cex.word), snap=snap_record,
             restarted=restart,
             added=added, drawn=dict(sampler.drawn) if sampler else dict.fromkeys(KINDS, 0),
-            seconds=round(time.perf_counter() - t0, 3))
+            seconds=round(time.perf_counter() - t0, 3),
+            theorem=result.details.get("theorem"))
         records.append(record)
         if progress is not None:
             progress(record)
@@ -319,6 +326,10 @@ def train_until_proved(spec: Automaton | str, config: TrainConfig, *,
             break
         if budget.seconds is not None and time.perf_counter() - start >= budget.seconds:
             stopped_by = "seconds"
+            break
+        if (budget.cpu_seconds is not None
+                and time.process_time() - cpu_start >= budget.cpu_seconds):
+            stopped_by = "cpu_seconds"
             break
     assert net is not None and result is not None
     final, claim, snapped_header = net, records[-1].claim, None
@@ -397,4 +408,5 @@ def _training_header(config: TrainConfig, steps: int, loss: float, round_steps: 
             "steps": steps, "round_steps": round_steps, "batch": config.batch,
             "lr": config.lr, "seed": config.seed, "threads": config.threads,
             "device": config.device, "final_loss": loss,
-            "options": dict(config.options), "torch": torch.__version__}
+            "options": dict(config.options), "torch": torch.__version__,
+            **({"regularizers": dict(config.regularizers)} if config.regularizers else {})}
