@@ -54,7 +54,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="build and prove a network for every class, also where a theorem "
                         "settles it (slower; the verdicts are the same)")
     p.add_argument("--json", action="store_true")
-    p.set_defaults(handler=handle)
+    from fsmnet.cli.pfsa_commands import by_spec_kind
+
+    # A PFSA-SR spec goes to its own handler (fsmnet/cli/pfsa_commands.py, HANDLERS).
+    p.set_defaults(handler=by_spec_kind("expressivity", handle))
 
 
 def exit_code(verdicts: list[str]) -> int:
@@ -65,11 +68,6 @@ def exit_code(verdicts: list[str]) -> int:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from fsmnet.cli.pfsa_commands import is_pfsa, pfsa_expressivity
-
-    if is_pfsa(args.spec):  # PFSA-SR specs: fsmnet/cli/pfsa_commands.py
-        return pfsa_expressivity(args)
-
     import json
     import os
 
