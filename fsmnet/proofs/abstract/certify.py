@@ -6,7 +6,9 @@ from N with L*, :mod:`.extract`):
 1. a short exact product exploration (a proof if N's exact states close, as
    for compiled networks; a shortest counterexample if one is met); if it does
    not close, the same exploration of N's minimal linear representation
-   (:mod:`.minimal_linear`, exact claims only: method ``reduced-product``);
+   (:mod:`.minimal_linear`, exact claims only: method ``reduced-product``), then
+   split boxes (:mod:`.split_boxes`, exact claims only): a main block that never
+   reads the other coordinates, explored exactly, and boxes on the rest;
 2. clouds of float states per automaton state (:mod:`.search`); float
    disagreements are candidates, confirmed exactly before being reported;
 3. the architecture's abstract domain (the registry's ``abstract_transformer``):
@@ -310,6 +312,16 @@ def certify(spec: Any, net: Network, *, float32: bool = False, certificate: str 
                                                     network_path, max_states)
     if reduced is not None:  # proved (its exact states closed) or a confirmed refutation
         return done(reduced[0], reduced[1], **reduced[2])
+    if not float32:  # an exact main block, contracting coordinates beside it (split_boxes)
+        from fsmnet.proofs.abstract.split_boxes import prove_split
+
+        split = prove_split(net, automaton, _rights(net, automaton), details,
+                            network_path=network_path)
+        if split is not None:  # checked by the checker (a slice-box invariant)
+            if certificate is not None:
+                write_certificate(split, certificate)
+                details["certificate"] = certificate
+            return done("proved", "box-invariant", domain="slice-box")
     cert, why, candidates = prove_invariant(net, automaton, float32=float32,
                                             network_path=network_path, seed=seed)
     details["invariant"] = why
