@@ -40,8 +40,9 @@ FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```[ \t]*$", re.S | re.M)
 MARKER = re.compile(r"<!--\s*docs-test:\s*(\S+)\s*(.*?)\s*-->")
 # A synopsis, not a command: an upper-case placeholder word or [optional] parts.
 PLACEHOLDER = re.compile(r"(^|\s)[A-Z][A-Z_0-9]+(\b|$)|\[|\.\.\.|<[a-z]")
-ALLOWED_SKIPS = 3  # performance.md: a real Dask cluster, CuPy on GPU workers; a minute-long
-# compile in constructions-minmax.md (its slow test runs the same code)
+ALLOWED_SKIPS = 4  # performance.md: a real Dask cluster, CuPy on GPU workers, a cluster of
+# several machines (its single-machine twin runs in tests/test_dask_cluster.py); a
+# minute-long compile in constructions-minmax.md (its slow test runs the same code)
 
 
 @dataclass(frozen=True)
