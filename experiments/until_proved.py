@@ -222,6 +222,12 @@ def reason(cell: dict[str, Any], theorem: str | None) -> str:
                 f"({last['method']})")
     out = f"{spent} after {len(rounds)} round(s)" + (f", {cpu / 60:.1f} CPU-min" if cpu else "")
     out += f"; last round {what}"
+    if rounds:
+        best = max(r["accuracy"] for r in rounds)
+        fit = sum(r["accuracy"] == 1.0 for r in rounds)
+        out += ("; training never fit its sample (best float32 accuracy "
+                f"{best:.3f})" if best < 1.0 else
+                f"; {fit} of {len(rounds)} round(s) fit the training sample exactly")
     noted = next((r["theorem"] for r in rounds if r.get("theorem")), None)
     if (noted or theorem) and cell["arch"] in LINEAR_CLASSES:
         exact = noted is not None or any(r["claim"] == "exact" for r in rounds)
