@@ -23,6 +23,7 @@ docs/constructions-deltaproduct-fixedpoint.md.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from math import gcd
 
 import numpy as np
@@ -71,7 +72,7 @@ def n_h_lower_bound(automaton: Automaton) -> int:
     return 1
 
 
-def _cycles(perm: list[int]) -> list[list[int]]:
+def cycles(perm: list[int]) -> list[list[int]]:
     seen, out = [False] * len(perm), []
     for start in range(len(perm)):
         if seen[start]:
@@ -92,7 +93,7 @@ def permutation_factors(perm: list[int], n: int) -> list[Factor]:
     then (c0 c_{l−1}): l − 1 transpositions, n − (number of cycles) in all.
     """
     factors: list[Factor] = []
-    for cycle in _cycles(perm):
+    for cycle in cycles(perm):
         for other in cycle[1:]:
             key = np.zeros(n)
             key[cycle[0]], key[other] = 1.0, -1.0
@@ -100,31 +101,25 @@ def permutation_factors(perm: list[int], n: int) -> list[Factor]:
     return factors
 
 
-def collapse_factors(images: np.ndarray) -> tuple[list[Factor], list[int]]:
-    """Projections merging each fiber onto a representative, and the permutation π.
+def collapse_permutation(images: Sequence[int]) -> tuple[dict[int, list[int]], list[int]]:
+    """The fibers of f keyed by their representatives, and the permutation π with
+    f = π ∘ C (C merges each fiber onto its representative).
 
-    Returns the factors of C and π with f = π ∘ C (π maps each representative
-    r_K to f(K) and closes the remaining chains into cycles, which maximizes
-    the number of cycles of π for the chosen representatives).
+    π maps each representative r_K to f(K) and closes the remaining chains into
+    cycles, which maximizes the number of cycles of π for the chosen representatives.
+    Pure Python, so that a count of the factors needs no vectors.
     """
     n = len(images)
     fibers: dict[int, list[int]] = {}
     for q in range(n):
         fibers.setdefault(int(images[q]), []).append(q)
-    factors: list[Factor] = []
     partial: dict[int, int] = {}
+    by_rep: dict[int, list[int]] = {}
     for target, fiber in fibers.items():
         # Keeping the target itself as representative makes it a fixed point of π.
         rep = target if target in fiber else fiber[0]
         partial[rep] = target
-        for q in fiber:
-            if q == rep:
-                continue
-            along = np.zeros(n)
-            along[rep], along[q] = 1.0, -1.0
-            kill = np.zeros(n)
-            kill[q] = 1.0
-            factors += [(along, 1.0), (kill, 1.0)]
+        by_rep[rep] = fiber
     perm = [-1] * n
     for rep, target in partial.items():
         perm[rep] = target
@@ -136,6 +131,24 @@ def collapse_factors(images: np.ndarray) -> tuple[list[Factor], list[int]]:
         while end in partial:
             end = partial[end]
         perm[end] = start
+    return by_rep, perm
+
+
+def collapse_factors(images: np.ndarray) -> tuple[list[Factor], list[int]]:
+    """Projections merging each fiber onto a representative, and the permutation π
+    of :func:`collapse_permutation`."""
+    n = len(images)
+    by_rep, perm = collapse_permutation(images)
+    factors: list[Factor] = []
+    for rep, fiber in by_rep.items():
+        for q in fiber:
+            if q == rep:
+                continue
+            along = np.zeros(n)
+            along[rep], along[q] = 1.0, -1.0
+            kill = np.zeros(n)
+            kill[q] = 1.0
+            factors += [(along, 1.0), (kill, 1.0)]
     return factors, perm
 
 

@@ -88,41 +88,13 @@ def householder_size(m: Automaton) -> dict[str, Any]:
 
 
 def _householder_factors(images: list[int]) -> int:
+    from fsmnet.constructions.deltaproduct import collapse_permutation, cycles
+
     n = len(images)
-    fibers: dict[int, list[int]] = {}
-    for q, target in enumerate(images):
-        fibers.setdefault(target, []).append(q)
-    if len(fibers) == n:
-        return n - _count_cycles(images)
-    partial: dict[int, int] = {}
-    for target, fiber in fibers.items():
-        partial[target if target in fiber else fiber[0]] = target
-    perm = [-1] * n
-    for rep, target in partial.items():
-        perm[rep] = target
-    image = set(partial.values())
-    for start in range(n):
-        if start in image:
-            continue
-        end = start
-        while end in partial:
-            end = partial[end]
-        perm[end] = start
-    return 2 * (n - len(fibers)) + n - _count_cycles(perm)
-
-
-def _count_cycles(perm: list[int]) -> int:
-    seen = [False] * len(perm)
-    cycles = 0
-    for start in range(len(perm)):
-        if seen[start]:
-            continue
-        cycles += 1
-        q = start
-        while not seen[q]:
-            seen[q] = True
-            q = perm[q]
-    return cycles
+    if len(set(images)) == n:
+        return n - len(cycles(images))
+    by_rep, perm = collapse_permutation(images)
+    return 2 * (n - len(by_rep)) + n - len(cycles(perm))
 
 
 def theorem_witness_network(m: Automaton, arch: str,
