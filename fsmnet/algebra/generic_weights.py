@@ -173,7 +173,7 @@ def generic_weights_obstruction(automaton: Automaton, *, limit: int = DEFAULT_LI
             reason, behaviours = found
             labels = m.labels
             listed = tuple(EventualOutputs(
-                access_word=tuple(m.symbols[i] for i in access[q]),
+                access_word=tuple(m.symbols[i] for i in access[q] or ()),  # minimal: all reachable
                 start=_eventual(f, q, outputs)[0],
                 cycle=tuple(labels[o] for o in _eventual(f, q, outputs)[1]))
                 for q in behaviours.values())
