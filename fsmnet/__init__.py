@@ -31,9 +31,9 @@ import importlib
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from fsmnet import plugins as _plugins
 from fsmnet.automata import Automaton
 from fsmnet.automata import load as _load_automaton
-from fsmnet import plugins as _plugins
 from fsmnet.errors import FsmnetError, NetworkFileError, NotExpressible, SpecError
 from fsmnet.types import Backend, ClassVerdict, EvalPath, Outputs, Verdict
 from fsmnet.version import __version__

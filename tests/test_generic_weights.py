@@ -11,14 +11,14 @@ import itertools
 
 import numpy as np
 import pytest
+from certify_helpers import perturb
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 import fsmnet
-from certify_helpers import perturb
 from fsmnet.algebra.generic_weights import generic_weights_obstruction
 from fsmnet.automata import Automaton
-from hypothesis_budget import examples
 
 
 @pytest.mark.parametrize(("spec", "reason"), [

@@ -42,7 +42,8 @@ def test_the_deprecated_and_new_spellings_agree() -> None:
     word = np.array([1, 1, 0, 1], dtype=np.uint8)
     with pytest.warns(DeprecationWarning):
         old = fsmnet.evaluate(fsmnet.load("parity"), symbols=word)
-    assert old.outputs.tolist() == fsmnet.evaluate(fsmnet.load("parity"), word=word).outputs.tolist()
+    new = fsmnet.evaluate(fsmnet.load("parity"), word=word)
+    assert old.outputs.tolist() == new.outputs.tolist()
     with pytest.warns(DeprecationWarning):
         old_net = fsmnet.compile(automaton="modadd:3", arch="bilinear-full")
     new_net = fsmnet.compile("modadd:3", "bilinear-full")

@@ -82,7 +82,8 @@ class GenericWeightsObstruction:
         u = "".join(self.word) if all(len(s) == 1 for s in self.word) else " ".join(self.word)
         shown = "; ".join(
             f"after {'·'.join(b.access_word) or 'ε'}: "
-            f"{' '.join(str(x) for x in b.cycle[:b.period])} repeating" for b in self.behaviours[:3])
+            f"{' '.join(str(x) for x in b.cycle[:b.period])} repeating"
+            for b in self.behaviours[:3])
         return (f"along ({u})^n: {self.reason} ({shown}); no linear network with generic real "
                 "weights follows this for every length (docs/theory.md, Theorem G)")
 

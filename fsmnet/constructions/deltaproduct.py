@@ -101,7 +101,8 @@ def permutation_factors(perm: list[int], n: int) -> list[Factor]:
     return factors
 
 
-def collapse_permutation(images: Sequence[int] | np.ndarray) -> tuple[dict[int, list[int]], list[int]]:
+def collapse_permutation(images: Sequence[int] | np.ndarray
+                         ) -> tuple[dict[int, list[int]], list[int]]:
     """The fibers of f keyed by their representatives, and the permutation π with
     f = π ∘ C (C merges each fiber onto its representative).
 
