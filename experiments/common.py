@@ -379,13 +379,14 @@ def run_grid(tasks: Sequence[str], rows: Sequence[tuple[str, dict[str, Any]]],
 
 
 def certify_cell(result: Any, name: str, folder: str | None = None) -> dict[str, Any]:
-    """``fsmnet certify`` (exact arithmetic, default budgets) on the trained network:
-    verdict, method, the confirmed word (refuted) or the proved length L (unknown).
-    The network is saved first (in ``folder``, default ``results/nets/``), so
-    ``fsmnet certify results/nets/NAME.safetensors SPEC`` repeats the verdict.
-    Modules with no network form get verdict None."""
+    """``fsmnet certify`` on the trained network, twice: in exact arithmetic of the
+    file's tensors, and for the float32 reference step (``--float32``, under
+    ``"float32"``). Each gives the verdict, method, the confirmed word (refuted) or
+    the proved length L (unknown), and the theorem that rules the cell out where one
+    applies. The network is saved first (in ``folder``, default ``results/nets/``),
+    so ``fsmnet certify results/nets/NAME.safetensors SPEC [--float32]`` repeats the
+    verdicts. Modules with no network form get verdict None."""
     from fsmnet.errors import FsmnetError
-    from fsmnet.proofs.abstract.certify import certify
     from fsmnet.train.convert import to_network
 
     try:
@@ -398,12 +399,24 @@ def certify_cell(result: Any, name: str, folder: str | None = None) -> dict[str,
     path = os.path.join(folder, "".join(c if c.isalnum() or c in "._,=-" else "_"
                                         for c in name) + ".safetensors")
     net.save(path)
-    res = certify(result.automaton, net, network_path=path)
+    out = _certified(result.automaton, net, path, float32=False)
+    out["network"] = os.path.relpath(path)
+    out["float32"] = _certified(result.automaton, net, path, float32=True)
+    return out
+
+
+def _certified(automaton: Any, net: Any, path: str, *, float32: bool) -> dict[str, Any]:
+    """One certify run, as the JSON record of a table cell."""
+    from fsmnet.proofs.abstract.certify import certify
+
+    res = certify(automaton, net, network_path=path, float32=float32)
     out: dict[str, Any] = {"verdict": res.verdict, "method": res.method,
                            "proved_length": res.proved_length, "domain": res.domain,
-                           "seconds": round(res.seconds, 2), "network": os.path.relpath(path)}
+                           "seconds": round(res.seconds, 2)}
     if res.counterexample is not None:
         out["word"] = [str(x) for x in res.counterexample.word]
+    if res.details.get("theorem"):
+        out["theorem"] = res.details["theorem"]
     return out
 
 
@@ -421,10 +434,7 @@ def run_length(word: Sequence[str]) -> str:
     return " ".join(parts)
 
 
-def certified_code(cell: dict[str, Any]) -> str:
-    """Short form of one seed's verdict: P (proved), R n (refuted, word length n),
-    U L (unknown, proved for every length ≤ L), — (no network form)."""
-    c = cell.get("certified")
+def _code(c: dict[str, Any] | None) -> str:
     if not c or c["verdict"] is None:
         return "—"
     if c["verdict"] == "proved":
@@ -434,29 +444,52 @@ def certified_code(cell: dict[str, Any]) -> str:
     return f"U{c['proved_length']}"
 
 
+def certified_code(cell: dict[str, Any]) -> str:
+    """Short form of one seed's verdicts: P (proved), R n (refuted, word length n),
+    U L (unknown, proved for every length ≤ L), — (no network form); the exact
+    verdict, then the float32 one after a bar where the record has it (``U10|P``)."""
+    c = cell.get("certified")
+    code = _code(c)
+    if c and c.get("float32"):
+        code += "|" + _code(c["float32"])
+    return code
+
+
 def certified_summary(cells: Sequence[dict[str, Any]]) -> str:
     """The 'certified' entry of a table cell: one code per seed, in seed order."""
     return "/".join(certified_code(c) for c in cells) if cells else "—"
 
 
+def _describe(cert: dict[str, Any], width: int) -> str:
+    if cert["verdict"] == "refuted":
+        text = run_length(cert["word"])
+        text = text if len(text) <= width else text[:width] + "…"
+        what = f"refuted by `{text}` (length {len(cert['word'])}, {cert['method']})"
+    elif cert["verdict"] == "unknown":
+        what = f"unknown, every word of length ≤ {cert['proved_length']} proved"
+    else:
+        what = f"proved for every length ({cert['method']}, {cert['domain']})"
+    if cert.get("theorem"):
+        what += f"; {cert['theorem']}"
+    return what
+
+
 def certified_details(cells: Sequence[dict[str, Any]], width: int = 48) -> str:
-    """One markdown line per network that has a verdict: seed, verdict, the word
-    (run-length encoded, cut at ``width`` characters) or L."""
+    """One markdown line per network that has a verdict: seed, the exact verdict
+    (the word, run-length encoded and cut at ``width`` characters, or L) and the
+    float32 one where it differs."""
     lines = []
     for c in cells:
         cert = c.get("certified")
         if not cert or cert["verdict"] is None:
             continue
         label = f"{c['spec']} {c.get('row', c['arch'])} seed {c['seed']}"
-        if cert["verdict"] == "refuted":
-            text = run_length(cert["word"])
-            text = text if len(text) <= width else text[:width] + "…"
-            what = f"refuted by `{text}` (length {len(cert['word'])}, {cert['method']})"
-        elif cert["verdict"] == "unknown":
-            what = f"unknown, every word of length ≤ {cert['proved_length']} proved"
-        else:
-            what = f"proved for every length ({cert['method']}, {cert['domain']})"
-        lines.append(f"- {label}: {what}")
+        line = f"- {label}: {_describe(cert, width)}"
+        f32 = cert.get("float32")
+        if f32:
+            same = _code(f32) == _code(cert)
+            line += "; float32: " + ("the same" if same else _describe(f32, width))
+        lines.append(line)
     return "\n".join(lines)
 
 

@@ -507,7 +507,18 @@ def test_experiments_certified_column_on_a_trained_network(tmp_path) -> None:
     net = fsmnet.load_network(tmp_path / "parity_full.safetensors")
     assert net.output_of(cert["word"], exact=True) != fsmnet.load("parity").output_of(
         cert["word"])
-    assert common.certified_summary([cell]) == f"R{len(cert['word'])}"
+    # the float32 column: a verdict of its own; a refuting word must be wrong for the
+    # float32 reference step too (independent: float32_trace on the saved file)
+    f32 = cert["float32"]
+    assert f32["verdict"] in {"refuted", "unknown", "proved"}
+    if f32["verdict"] == "refuted":
+        from fsmnet.nets.float32 import float32_trace
+
+        index = {s: i for i, s in enumerate(net.symbols)}
+        label = net.labels[int(float32_trace(net, [index[s] for s in f32["word"]])[-1])]
+        assert label != fsmnet.load("parity").output_of(f32["word"])
+    assert common.certified_summary([cell]) == (f"R{len(cert['word'])}|"
+                                                f"{common.certified_code({'certified': f32})}")
     assert "refuted by `" in common.certified_details([cell])
     assert common.run_length(["1", "1", "1", "0", "(1 2)"]) == "1^3 0 (12)"
     assert common.certified_code({"certified": {"verdict": "unknown",
