@@ -25,7 +25,10 @@ import numpy as np
 from fsmnet.automata import Automaton
 
 #: (lo, hi, symbol) -> (image lo, image hi, minimum of the normalizing functional on
-#: the box); the bounds already include the domain's rounding error, if any.
+#: the box); the bounds already include the domain's rounding error, if any.  In a
+#: signed search the third value may be negative: then the functional is negative on
+#: the whole image (its minimum in absolute value), and the image's box has the
+#: opposite sign.
 ImageMap = Callable[[np.ndarray, np.ndarray, int], tuple[np.ndarray, np.ndarray, float]]
 
 
@@ -75,6 +78,7 @@ class BoxSearch:
     rounds: int = 0
     owner: list[int] = field(default_factory=list)
     succ: list[list[int]] = field(default_factory=list)
+    signs: list[int] = field(default_factory=list)
 
 
 def clusters(ts: np.ndarray, radius: float) -> list[np.ndarray]:
@@ -98,27 +102,46 @@ def _unpinned(v: np.ndarray, pinned: int | None) -> np.ndarray:
     return v
 
 
+def _groups(points: dict[int, np.ndarray], signs: dict[int, np.ndarray] | None,
+            initial: int) -> list[tuple[int, int, np.ndarray]]:
+    """(state, sign, points) per automaton state and sign, the initial state's first
+    point's group first (box 0 must hold the start)."""
+    out = []
+    for q in [initial] + [q for q in points if q != initial]:
+        if q not in points or not len(points[q]):
+            continue
+        sg = np.ones(len(points[q]), dtype=int) if signs is None else signs[q]
+        for s in dict.fromkeys(int(x) for x in sg):  # first seen first
+            out.append((q, s, points[q][sg == s]))
+    return out
+
+
 def search(image: ImageMap, automaton: Automaton, points: dict[int, np.ndarray], *,
-                 pad: float, schedule: BoxSchedule) -> BoxSearch:
+           pad: float, schedule: BoxSchedule,
+           signs: dict[int, np.ndarray] | None = None) -> BoxSearch:
     """Kleene iteration S_j ← hull(S_j ∪ F_x(S_i)) on boxes, with widening.
 
     ``points`` are the sampled states per automaton state in the domain's
     coordinates (a state without samples starts with no box).  ``pad`` inflates
     each cluster's box (relative to its spread, plus an absolute floor) so that
-    a contraction towards its inside can close.
+    a contraction towards its inside can close.  ``signs`` (±1 per point) makes
+    the search signed: each box is a cone over the box times its sign, so a state
+    set and its negative (a parity network's even and odd states) are two boxes of
+    one chart, and an image whose functional is negative goes to a box of the
+    opposite sign.
     """
     s = schedule
     boxes: list[tuple[np.ndarray, np.ndarray]] = []
     owner: list[int] = []
+    sign: list[int] = []
     assert automaton.initial is not None
-    for q in [automaton.initial] + [q for q in points if q != automaton.initial]:
-        if q not in points or not len(points[q]):
-            continue
-        for grp in clusters(points[q], s.radius):
+    for q, sg, pts in _groups(points, signs, automaton.initial):
+        for grp in clusters(pts, s.radius):
             lo, hi = grp.min(0), grp.max(0)
             spread = _unpinned(np.maximum(hi - lo, 0) * pad + pad * 1e-3, s.pinned)
             boxes.append((lo - spread, hi + spread))
             owner.append(q)
+            sign.append(sg)
     succ: dict[tuple[int, int], int] = {}
     slack_done = False
     for rounds in range(1, s.max_rounds + 1):
@@ -128,23 +151,28 @@ def search(image: ImageMap, automaton: Automaton, points: dict[int, np.ndarray],
             for a in range(automaton.n_symbols):
                 t = int(automaton.delta[a, owner[i]])
                 ilo, ihi, den = image(lo, hi, a)
-                if den <= 0:
+                if den == 0 or (den < 0 and signs is None):
                     return BoxSearch(None, f"the image of a box of state {owner[i]} under "
                                      f"symbol {a} leaves the half-space φ > 0", rounds)
+                ts = sign[i] * (1 if den > 0 else -1)
                 j = succ.get((i, a))
                 if j is None:  # the nearest box of the target state, or a new one
                     mid = (ilo + ihi) / 2
                     near = [(np.max(np.maximum(boxes[c][0] - mid, mid - boxes[c][1])), c)
-                            for c in range(len(boxes)) if owner[c] == t]
+                            for c in range(len(boxes)) if owner[c] == t and sign[c] == ts]
                     dist, j = min(near) if near else (np.inf, -1)
                     if dist > s.radius:
                         if len(boxes) >= s.max_boxes:
                             return BoxSearch(None, f"more than {s.max_boxes} boxes", rounds)
                         boxes.append((ilo, ihi))
                         owner.append(t)
+                        sign.append(ts)
                         j = len(boxes) - 1
                     succ[(i, a)] = j
                     grew = True
+                elif sign[j] != ts:
+                    return BoxSearch(None, f"the image of a box of state {owner[i]} under "
+                                     f"symbol {a} changes the sign of φ", rounds)
                 tlo, thi = boxes[j]
                 tol = 1e-13 * (1 + np.abs(thi - tlo))
                 if np.any(ilo < tlo - tol) or np.any(ihi > thi + tol):
@@ -165,7 +193,7 @@ def search(image: ImageMap, automaton: Automaton, points: dict[int, np.ndarray],
                 table = [[succ[(i, a)] for a in range(automaton.n_symbols)]
                          for i in range(len(boxes))]
                 return BoxSearch(boxes, f"closed after {rounds} rounds, {len(boxes)} boxes",
-                                 rounds, owner, table)
+                                 rounds, owner, table, sign)
             # Closed up to float tolerance: inflate a little and iterate again, so the
             # images lie strictly inside (room for the dyadic rounding and exact check).
             slack_done = True

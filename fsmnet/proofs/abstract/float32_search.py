@@ -59,7 +59,7 @@ def _confirm(net: Network, word: list[int]) -> int | None:
 
 def _minmax_label(net: Network, word: list[int]) -> int:
     from fsmnet.proofs.checker.float32_replay import f32
-    from fsmnet.proofs.checker.invariants import _maxmin_apply
+    from fsmnet.proofs.checker.minmax_box import _maxmin_apply
 
     p = {k: np.vectorize(lambda x: f32(float(x)))(v).tolist() for k, v in net.params.items()}
     x = p["x0"]

@@ -65,9 +65,15 @@ class Chart:
                 np.array(self.inverse(), dtype=np.float64))
 
 
-def choose_chart(points: list[np.ndarray]) -> Chart | None:
-    """A dyadic functional φ positive on every sampled state (mean first, else an LP)."""
+def choose_chart(points: list[np.ndarray], *, signed: bool = False) -> Chart | None:
+    """A dyadic functional φ positive on every sampled state (mean first, else an LP).
+
+    ``signed``: nonzero instead, each state counted with the sign of its component
+    along the samples' principal direction, so that a set and its negative (the even
+    and odd states of a parity network, near ±u) share one chart."""
     pts = np.array([p / max(np.abs(p).max(), 1e-300) for p in points])
+    if signed:
+        pts = pts * _signs_along(pts, _principal(pts))[:, None]
     phi = pts.mean(axis=0)
     if np.min(pts @ phi) <= 1e-9 * np.abs(phi).sum():
         from scipy.optimize import linprog
@@ -87,6 +93,16 @@ def choose_chart(points: list[np.ndarray]) -> Chart | None:
     exact = [Fraction(round(float(x) * 2**20), 2**20) for x in phi]
     exact[pivot] = Fraction(1)
     return Chart(exact, pivot)
+
+
+def _principal(pts: np.ndarray) -> np.ndarray:
+    """The samples' principal direction (top right singular vector)."""
+    return np.linalg.svd(pts, full_matrices=False)[2][0]
+
+
+def _signs_along(pts: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """±1 per row: the sign of its component along v (0 counts as +1)."""
+    return np.where(pts @ v < 0, -1, 1)
 
 
 def _ratio_bounds(m: np.ndarray, p: int, lo: np.ndarray, hi: np.ndarray
@@ -114,7 +130,7 @@ def _ratio_bounds(m: np.ndarray, p: int, lo: np.ndarray, hi: np.ndarray
 def search_boxes(chart: Chart, mats: np.ndarray, automaton: Automaton,
                  clouds: dict[int, list[np.ndarray]], *, pad: float,
                  rounding: Any = None, schedule: BoxSchedule = CONTRACTING,
-                 charted: list[np.ndarray] | None = None) -> BoxSearch:
+                 charted: list[np.ndarray] | None = None, signed: bool = False) -> BoxSearch:
     """The box search (:mod:`.box_search`) in the affine chart of ``chart``.
 
     ``rounding`` (:class:`fsmnet.proofs.abstract.rounding.Float32Model`) adds its
@@ -127,38 +143,47 @@ def search_boxes(chart: Chart, mats: np.ndarray, automaton: Automaton,
     contractions within the tolerance.  ``charted`` gives the maps B A B⁻¹ when
     the caller computed them exactly: through an ill-conditioned B the float
     product carries noise that the cycle also chases (10⁻¹³ a lap, past the
-    tolerance).
+    tolerance).  ``signed``: boxes carry a sign (:func:`box_search.search`); a
+    state with φ < 0 lies in the negative cone over its chart point.
     """
     b, binv = chart.floats()
     p = chart.pivot
     ms = [b @ a @ binv for a in mats] if charted is None else charted
     ys = {q: np.array([b @ h for h in hs]) for q, hs in clouds.items() if len(hs)}
     for q in sorted(ys, key=lambda q: q != automaton.initial):  # initial first
-        if np.any(ys[q][:, p] <= 0):
+        if np.any(ys[q][:, p] <= 0) and not (signed and np.all(ys[q][:, p] != 0)):
             return BoxSearch(None, f"φ is not positive on the states of {q}")
 
     def image(lo: np.ndarray, hi: np.ndarray, a: int) -> tuple[np.ndarray, np.ndarray, float]:
+        flip = 1.0
         ilo, ihi, den = _ratio_bounds(ms[a], p, lo, hi)
+        if den <= 0 and signed:  # the same ratios; φ negative on the whole image?
+            flip = -1.0
+            ilo, ihi, den = _ratio_bounds(-ms[a], p, lo, hi)
+            if den <= 0:
+                return ilo, ihi, 0.0
         if rounding is not None and den > 0:
-            err = rounding.chart_error(ms[a], mats[a], b, binv, p, lo, hi, den)
+            err = rounding.chart_error(flip * ms[a], flip * mats[a], b, binv, p, lo, hi, den)
             ilo, ihi = ilo - err, ihi + err
         ilo[p] = ihi[p] = 1.0
-        return ilo, ihi, den
+        return ilo, ihi, flip * den
 
     points = {q: y / y[:, p:p + 1] for q, y in ys.items()}
+    signs = {q: np.where(y[:, p] < 0, -1, 1) for q, y in ys.items()} if signed else None
     return box_search.search(image, automaton, points, pad=pad,
-                             schedule=replace(schedule, pinned=p))
+                             schedule=replace(schedule, pinned=p), signs=signs)
 
 
 def readout_ok(chart: Chart, readout: np.ndarray, boxes: list[tuple[np.ndarray, np.ndarray]],
-               owner: list[int], right: dict[int, int]) -> int | None:
+               owner: list[int], right: dict[int, int], signs: list[int] | None = None
+               ) -> int | None:
     """A state whose box is read out wrongly (float check, for the search), or None."""
     b, binv = chart.floats()
-    for q, (lo, hi) in zip(owner, boxes):
+    for q, (lo, hi), sg in zip(owner, boxes, signs or [1] * len(boxes)):
         for c in range(len(readout)):
             if c == right[q]:
                 continue
-            d = (readout[right[q]] - readout[c]) @ binv
+            d = sg * (readout[right[q]] - readout[c]) @ binv
             if np.where(d >= 0, d * lo, d * hi).sum() <= 0:
                 return q
     return None
@@ -220,6 +245,16 @@ class ChartBoxes:
         chart = choose_chart(points)
         if chart is None:
             yield None, "no linear functional is positive on every sampled state"
+            signed = choose_chart(points, signed=True)
+            if signed is None:
+                yield None, "no linear functional is nonzero on every sampled state"
+                return
+            # a state set and its negative (parity in a sign): boxes with signs
+            for longer in (False, True):
+                for found, why in _box_bodies(self.name, signed, mats, readout, automaton,
+                                              clouds, right, rounding, float32, signed=True,
+                                              strides=longer):
+                    yield found, f"{why} (signed chart)"
             return
         phif = np.array([float(x) for x in chart.phi])
         for _ in (1,):  # slice boxes first: no wrapping through a derived coordinate
@@ -243,24 +278,50 @@ class ChartBoxes:
         from fsmnet.proofs.abstract import zonotope  # last: a rotation grows every box
 
         yield from zonotope.candidates(net, automaton, clouds, right, rounding)
+        # last: a stride multiplies the work by symbols^k and the certificate's size
+        yield from _box_bodies(self.name, chart, mats, readout, automaton, clouds, right,
+                               rounding, float32, strides=True)
 
 
 def _box_bodies(name: str, chart: Any, mats: np.ndarray, readout: np.ndarray,
                 automaton: Automaton, clouds: dict[int, list[np.ndarray]],
                 right: dict[int, int], rounding: Any, float32: bool,
                 schedule: BoxSchedule = CONTRACTING,
-                charted: list[np.ndarray] | None = None
-                ) -> Iterator[tuple[dict[str, Any] | None, str]]:
-    """(certificate body, why) per inflation of the chart-box search in ``chart``."""
+                charted: list[np.ndarray] | None = None, signed: bool = False,
+                strides: bool = False) -> Iterator[tuple[dict[str, Any] | None, str]]:
+    """(certificate body, why) per inflation of the chart-box search in ``chart``; with
+    ``strides``, per longer stride (:mod:`.strided`, exact arithmetic only) instead."""
+    from fsmnet.proofs.abstract import strided
+
+    longer = [k for k in strided.strides(automaton.n_symbols) if k > 1]
+    for k in (longer if rounding is None and charted is None else []) if strides else [1]:
+        pw = strided.power(automaton, mats, k)
+        for body, why in _stride_bodies(name, chart, pw, readout, clouds, right, rounding,
+                                        float32, schedule, charted, signed):
+            yield body, why if k == 1 else f"{why} (stride {k})"
+            if body is not None:
+                return
+
+
+def _stride_bodies(name: str, chart: Any, pw: Any, readout: np.ndarray,
+                   clouds: dict[int, list[np.ndarray]], right: dict[int, int],
+                   rounding: Any, float32: bool, schedule: BoxSchedule,
+                   charted: list[np.ndarray] | None, signed: bool
+                   ) -> Iterator[tuple[dict[str, Any] | None, str]]:
+    from fsmnet.proofs.abstract.strided import prefix_misread
     from fsmnet.proofs.certificate_models import exact_qs
 
     for pad in PADS:
-        found = search_boxes(chart, mats, automaton, clouds, pad=pad, rounding=rounding,
-                             schedule=schedule, charted=charted)
+        found = search_boxes(chart, pw.mats, pw.automaton, clouds, pad=pad,
+                             rounding=rounding, schedule=schedule, charted=charted,
+                             signed=signed)
         if found.boxes is None:
             yield None, found.reason
             continue
-        bad = readout_ok(chart, readout, found.boxes, found.owner, right)
+        bad = readout_ok(chart, readout, found.boxes, found.owner, right, found.signs)
+        if bad is None:
+            bad = prefix_misread(chart.floats()[1], readout, found.boxes, found.owner,
+                                 found.signs, right, pw)
         if bad is not None:
             yield None, (f"the box of state {bad} is not read out with a margin "
                          f"(inflation {pad})")
@@ -271,8 +332,11 @@ def _box_bodies(name: str, chart: Any, mats: np.ndarray, readout: np.ndarray,
             "basis": exact_qs(chart.basis()), "basis_inverse": exact_qs(chart.inverse()),
             "pivot": chart.pivot, "inflation": pad,
             "initial_box": 0, "successors": found.succ,
-            "boxes": [{"state": q, "lo": exact_qs(lo), "hi": exact_qs(hi)}
-                      for q, (lo, hi) in zip(found.owner, exact)]}
+            "boxes": [{"state": q, "lo": exact_qs(lo), "hi": exact_qs(hi),
+                       **({"sign": -1} if sg < 0 else {})}
+                      for q, (lo, hi), sg in zip(found.owner, exact, found.signs)]}
+        if pw.stride > 1:
+            body["stride"] = pw.stride
         if rounding is not None:
             body["model32"] = {"matrices": exact_qs(_fractions(rounding.mats32)),
                                "readout": exact_qs(_fractions(rounding.readout32))}

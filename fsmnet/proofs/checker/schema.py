@@ -117,8 +117,9 @@ BOXES = {"rounding": STR, "initial_box": INT, "successors": INT_TABLE,
 # The fields proper to each invariant (besides the common ones), required and optional.
 SLICE = ({**BOXES, "phi": VEC, "multipliers": ("list", Rec({"steps": MAT, "readout": VEC}))},
          {"inflation": REAL, "model32": MODEL32, "covers": STR})
-CHART = ({**BOXES, "basis": MAT, "basis_inverse": MAT, "pivot": INT},
-         {"inflation": REAL, "model32": MODEL32, "covers": STR})
+CHART = ({**BOXES, "boxes": ("list", Rec(BOX.req, {"sign": INT})), "basis": MAT,
+          "basis_inverse": MAT, "pivot": INT},
+         {"inflation": REAL, "model32": MODEL32, "covers": STR, "stride": INT})
 ZONOTOPE = ({"rounding": STR, "phi": VEC, "pivot": INT, "extra": MAT, "coefficients": MATS,
              "initial_zonotope": INT, "successors": INT_TABLE,
              "zonotopes": ("list", Rec({"state": INT, "center": VEC, "scale": VEC}))},
