@@ -128,3 +128,52 @@ def test_signed_and_strided_proofs_are_never_wrong(t: float, b: float, eps: floa
         assert res.counterexample is not None
         word = [str(x) for x in res.counterexample.word]
         assert net.output_of(word, exact=True) != PARITY.output_of(word)
+
+
+def _float32_run(mats32: list[np.ndarray], h: np.ndarray, word: tuple[int, ...]
+                 ) -> tuple[np.ndarray, Fraction]:
+    """The float32 reference step (docs/formats.md), written again here: each entry a
+    left-to-right float32 dot product, then division by the largest |entry|.  Returns
+    the last state and the product of the divisors (exact), so that state·product is
+    the run unnormalized."""
+    scale = Fraction(1)
+    for a in word:
+        g = np.zeros(len(h), dtype=np.float32)
+        for i in range(len(h)):
+            acc = np.float32(0)
+            for j in range(len(h)):
+                acc = np.float32(acc + np.float32(mats32[a][i, j] * h[j]))
+            g[i] = acc
+        m = np.float32(np.abs(g).max())
+        assert m > 0 and np.isfinite(m)
+        h = (g / m).astype(np.float32)
+        scale *= Fraction(float(m))
+    return h, scale
+
+
+@given(seed=st.integers(0, 10_000), k=st.integers(1, 4),
+       size=st.sampled_from([2, 3, 5]), spread=st.sampled_from([1e-3, 1.0, 40.0]))
+def test_the_float32_stray_of_a_word_bounds_the_float32_run(seed: int, k: int, size: int,
+                                                            spread: float) -> None:
+    # Independent route: the float32 step re-implemented above, against the bound the
+    # checker uses (fsmnet.proofs.checker.stride.word_error32): the float32 run of w
+    # from a normalized h, unnormalized, lies within E_w of A_w h, entry by entry.
+    from fsmnet.proofs.checker.linear_model import LinearModel
+    from fsmnet.proofs.checker.stride import word_error32
+
+    rng = np.random.default_rng(seed)
+    mats32 = [(rng.standard_normal((size, size)) * spread ** rng.uniform(-1, 1, (size, size))
+               ).astype(np.float32) for _ in range(2)]
+    h = rng.standard_normal(size).astype(np.float32)
+    h = (h / np.abs(h).max()).astype(np.float32)
+    word = tuple(int(x) for x in rng.integers(0, 2, k))
+    exact = [tuple(tuple(Fraction(float(x)) for x in row) for row in m) for m in mats32]
+    model = LinearModel(tuple(exact), tuple(Fraction(float(x)) for x in h),
+                        ((Fraction(1),) * size,))
+    bound, _ = word_error32(model, word, {})
+    u = [Fraction(float(x)) for x in h]
+    for a in word:  # A_w h, exactly
+        u = [sum((x * y for x, y in zip(row, u)), Fraction(0)) for row in exact[a]]
+    last, scale = _float32_run(mats32, h, word)
+    for i in range(size):
+        assert abs(Fraction(float(last[i])) * scale - u[i]) <= bound[i]

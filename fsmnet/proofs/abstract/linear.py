@@ -130,7 +130,8 @@ def _ratio_bounds(m: np.ndarray, p: int, lo: np.ndarray, hi: np.ndarray
 def search_boxes(chart: Chart, mats: np.ndarray, automaton: Automaton,
                  clouds: dict[int, list[np.ndarray]], *, pad: float,
                  rounding: Any = None, schedule: BoxSchedule = CONTRACTING,
-                 charted: list[np.ndarray] | None = None, signed: bool = False) -> BoxSearch:
+                 charted: list[np.ndarray] | None = None, signed: bool = False,
+                 errors: np.ndarray | None = None) -> BoxSearch:
     """The box search (:mod:`.box_search`) in the affine chart of ``chart``.
 
     ``rounding`` (:class:`fsmnet.proofs.abstract.rounding.Float32Model`) adds its
@@ -144,7 +145,8 @@ def search_boxes(chart: Chart, mats: np.ndarray, automaton: Automaton,
     the caller computed them exactly: through an ill-conditioned B the float
     product carries noise that the cycle also chases (10⁻¹³ a lap, past the
     tolerance).  ``signed``: boxes carry a sign (:func:`box_search.search`); a
-    state with φ < 0 lies in the negative cone over its chart point.
+    state with φ < 0 lies in the negative cone over its chart point.  ``errors``:
+    per symbol, the float32 stray of a stride's word (replacing one step's).
     """
     b, binv = chart.floats()
     p = chart.pivot
@@ -163,7 +165,8 @@ def search_boxes(chart: Chart, mats: np.ndarray, automaton: Automaton,
             if den <= 0:
                 return ilo, ihi, 0.0
         if rounding is not None and den > 0:
-            err = rounding.chart_error(flip * ms[a], flip * mats[a], b, binv, p, lo, hi, den)
+            err = rounding.chart_error(flip * ms[a], flip * mats[a], b, binv, p, lo, hi, den,
+                                       None if errors is None else errors[a])
             ilo, ihi = ilo - err, ihi + err
         ilo[p] = ihi[p] = 1.0
         return ilo, ihi, flip * den
@@ -290,11 +293,11 @@ def _box_bodies(name: str, chart: Any, mats: np.ndarray, readout: np.ndarray,
                 charted: list[np.ndarray] | None = None, signed: bool = False,
                 strides: bool = False) -> Iterator[tuple[dict[str, Any] | None, str]]:
     """(certificate body, why) per inflation of the chart-box search in ``chart``; with
-    ``strides``, per longer stride (:mod:`.strided`, exact arithmetic only) instead."""
+    ``strides``, per longer stride (:mod:`.strided`) instead."""
     from fsmnet.proofs.abstract import strided
 
     longer = [k for k in strided.strides(automaton.n_symbols) if k > 1]
-    for k in (longer if rounding is None and charted is None else []) if strides else [1]:
+    for k in (longer if charted is None else []) if strides else [1]:
         pw = strided.power(automaton, mats, k)
         for body, why in _stride_bodies(name, chart, pw, readout, clouds, right, rounding,
                                         float32, schedule, charted, signed):
@@ -314,14 +317,14 @@ def _stride_bodies(name: str, chart: Any, pw: Any, readout: np.ndarray,
     for pad in PADS:
         found = search_boxes(chart, pw.mats, pw.automaton, clouds, pad=pad,
                              rounding=rounding, schedule=schedule, charted=charted,
-                             signed=signed)
+                             signed=signed, errors=pw.errors if pw.stride > 1 else None)
         if found.boxes is None:
             yield None, found.reason
             continue
         bad = readout_ok(chart, readout, found.boxes, found.owner, right, found.signs)
         if bad is None:
             bad = prefix_misread(chart.floats()[1], readout, found.boxes, found.owner,
-                                 found.signs, right, pw)
+                                 found.signs, right, pw, float32=rounding is not None)
         if bad is not None:
             yield None, (f"the box of state {bad} is not read out with a margin "
                          f"(inflation {pad})")

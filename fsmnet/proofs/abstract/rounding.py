@@ -53,10 +53,13 @@ class Float32Model:
             np.asarray(readout_exact, dtype=object))
 
     def chart_error(self, m: np.ndarray, a: np.ndarray, b: np.ndarray, binv: np.ndarray,
-                    p: int, lo: np.ndarray, hi: np.ndarray, den: float) -> np.ndarray:
-        """A float estimate (generous) of the rounding error in chart coordinates."""
+                    p: int, lo: np.ndarray, hi: np.ndarray, den: float,
+                    err: np.ndarray | None = None) -> np.ndarray:
+        """A float estimate (generous) of the rounding error in chart coordinates; ``err``
+        replaces the one-step error of ``a`` (a stride's word: :mod:`.strided`)."""
         n = len(a)
-        err = (gamma(n) + U32) * np.abs(a).sum(1) * 1.01 + 1e-40
+        if err is None:
+            err = (gamma(n) + U32) * np.abs(a).sum(1) * 1.01 + 1e-40
         big = np.maximum(np.abs(binv) @ np.maximum(np.abs(lo), np.abs(hi)), 1e-300).max()
         t = np.maximum(np.abs(lo), np.abs(hi))
         w = np.abs(b) @ err + t * (np.abs(b[p]) @ err)

@@ -7,7 +7,10 @@ for words of length k only.  The search then runs unchanged on the power: its
 symbols are the words of length k (first letter most significant, the checker's
 order), its matrices the products, normalized (a positive scale changes no cone).
 Cost: symbols^k images per box and round, so only strides with at most
-:data:`MAX_WORDS` words are tried.
+:data:`MAX_WORDS` words are tried.  For ``--float32`` each word also carries the
+search's estimate of how far a float32 run of it strays (the recursion of
+:mod:`fsmnet.proofs.checker.stride`, in floats and generous); the checker's own
+bound decides.
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ class Power:
     automaton: Automaton
     mats: np.ndarray
     prefixes: tuple[tuple[np.ndarray, np.ndarray], ...]
+    errors: np.ndarray | None = None  # per word: the float32 stray E_w, scaled as mats
+    prefix_errors: tuple[tuple[np.ndarray, float], ...] = ()  # per prefix: (E_w, V_w)
 
 
 def strides(n_symbols: int) -> list[int]:
@@ -39,12 +44,20 @@ def strides(n_symbols: int) -> list[int]:
     return [k for k in STRIDES if n_symbols ** k <= MAX_WORDS]
 
 
-def _product(mats: np.ndarray, word: tuple[int, ...]) -> np.ndarray:
-    m = np.eye(mats.shape[1])
+def _product(mats: np.ndarray, word: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, float]:
+    """(A_w, E_w, V_w), all divided by one positive scale (A_w's largest entry, step by
+    step, so nothing overflows)."""
+    from fsmnet.proofs.abstract.rounding import U32, gamma
+
+    n = mats.shape[1]
+    m, e, v = np.eye(n), np.zeros(n), 1.0
     for a in word:
-        m = mats[a] @ m
-        m = m / max(float(np.abs(m).max()), 1e-300)
-    return m
+        err = (gamma(n) + U32) * np.abs(mats[a]).sum(1) * 1.01 + 1e-40
+        m, e = mats[a] @ m, np.abs(mats[a]) @ e + err * v
+        v = v * (float(np.abs(mats[a]).sum(1).max()) + float(err.max()))
+        scale = max(float(np.abs(m).max()), 1e-300)
+        m, e, v = m / scale, e / scale, v / scale
+    return m, e, v
 
 
 def _reach(automaton: Automaton, word: tuple[int, ...]) -> np.ndarray:
@@ -63,23 +76,36 @@ def power(automaton: Automaton, mats: np.ndarray, k: int) -> Power:
     powered = Automaton(delta=delta, symbols=tuple(",".join(map(str, w)) for w in top),
                         initial=automaton.initial, outputs=automaton.outputs,
                         name=f"{automaton.name}^{k}")
-    prefixes = tuple((_product(mats, w), _reach(automaton, w)) for n in range(1, k)
-                     for w in product(range(automaton.n_symbols), repeat=n))
-    return Power(k, powered, np.array([_product(mats, w) for w in top]), prefixes)
+    short = [w for n in range(1, k) for w in product(range(automaton.n_symbols), repeat=n)]
+    runs = [_product(mats, w) for w in short]
+    full = [_product(mats, w) for w in top]
+    return Power(k, powered, np.array([m for m, _, _ in full]),
+                 tuple((m, _reach(automaton, w)) for (m, _, _), w in zip(runs, short)),
+                 np.array([e for _, e, _ in full]), tuple((e, v) for _, e, v in runs))
 
 
 def prefix_misread(binv: np.ndarray, readout: np.ndarray,
                    boxes: list[tuple[np.ndarray, np.ndarray]], owner: list[int],
-                   signs: list[int], right: dict[int, int], pw: Power) -> int | None:
+                   signs: list[int], right: dict[int, int], pw: Power,
+                   float32: bool = False) -> int | None:
     """A box state from which some proper prefix is read out wrongly (float check, for
-    the search), or None."""
+    the search; with ``float32``, less the float32 stray of the prefix and the readout's
+    rounding, doubled), or None."""
+    from fsmnet.proofs.abstract.rounding import gamma
+
+    n = len(binv)
     for q, (lo, hi), sg in zip(owner, boxes, signs):
-        for m, reach in pw.prefixes:
+        reach_q = float((np.abs(binv) @ np.maximum(np.abs(lo), np.abs(hi))).max())
+        for (m, reach), (err, grow) in zip(pw.prefixes, pw.prefix_errors):
             r = right[int(reach[q])]
             through = m @ binv
             for c in range(len(readout)):
                 if c != r:
-                    d = sg * (readout[r] - readout[c]) @ through
-                    if np.where(d >= 0, d * lo, d * hi).sum() <= 0:
+                    d = sg * (readout[r] - readout[c])
+                    loss = 0.0 if not float32 else 2 * reach_q * (
+                        float(np.abs(d) @ err) + gamma(n) * grow * float(
+                            (np.abs(readout[r]) + np.abs(readout[c])).sum()))
+                    dd = d @ through
+                    if np.where(dd >= 0, dd * lo, dd * hi).sum() <= loss:
                         return q
     return None

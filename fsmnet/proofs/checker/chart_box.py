@@ -20,9 +20,8 @@ from .linear_model import (
     read_executed,
     readout_loss32,
     require_fit,
-    step_error32,
 )
-from .stride import Prefix, power, read_stride
+from .stride import Prefix, power, read_stride, word_error32, words
 
 
 @dataclass(frozen=True)
@@ -37,6 +36,8 @@ class ChartCertificate:
     pivot: int
     signs: tuple[int, ...]  # per box: +1 for K, −1 for −K
     prefixes: tuple[Prefix, ...]  # with a stride k: the words 0 < |w| < k
+    base: LinearModel  # the one-symbol model (``model`` is its power with a stride)
+    words: tuple[tuple[int, ...], ...]  # per symbol of ``model``: its letters in ``base``
 
 
 def _read_signs(cert: dict[str, Any]) -> tuple[int, ...]:
@@ -51,8 +52,9 @@ def _parse_chart(cert: dict[str, Any]) -> ChartCertificate:
     automaton = read_automaton(cert["automaton"])
     model, float32 = read_executed(cert)  # float32 matrices checked there
     require_fit(model, automaton.n_symbols, len(cert["network"]["labels"]))
-    automaton, model, prefixes = power(automaton, model,
-                                       read_stride(cert, automaton.n_symbols))
+    base, stride = model, read_stride(cert, automaton.n_symbols)
+    letters = tuple(words(automaton.n_symbols, stride))
+    automaton, model, prefixes = power(automaton, model, stride)
     dim = model.dim
     b, binv, p = matrix(cert["basis"]), matrix(cert["basis_inverse"]), cert["pivot"]
     if not is_index(p, dim) or len(b) != dim or len(binv) != dim:
@@ -61,7 +63,8 @@ def _parse_chart(cert: dict[str, Any]) -> ChartCertificate:
     boxes = read_boxes(cert, automaton, dim)
     if any(box.lo[p] != 1 or box.hi[p] != 1 for box in boxes.boxes):
         raise CertificateError("every box must fix the pivot coordinate to 1")
-    return ChartCertificate(boxes, model, float32, b, binv, p, _read_signs(cert), prefixes)
+    return ChartCertificate(boxes, model, float32, b, binv, p, _read_signs(cert), prefixes,
+                            base, letters)
 
 
 def _chart_conditions(lo: Vector, hi: Vector, p: int, dim: int
@@ -110,13 +113,15 @@ def _check_chart_inclusions(chart: ChartCertificate) -> int:
     the box into the cone over box t; the number of inclusions checked."""
     dim, p, boxes = chart.model.dim, chart.pivot, chart.boxes
     ms = [_matmul(chart.basis, _matmul(a, chart.basis_inverse)) for a in chart.model.matrices]
+    cache: dict[tuple[int, ...], Any] = {}
+    errs = [word_error32(chart.base, w, cache)[0] if chart.float32 else None
+            for w in chart.words]
     n_incl = 0
     for i, box in enumerate(boxes.boxes):
         nq = _chart_reach(chart, box)
-        for a, (ma, am) in enumerate(zip(ms, chart.model.matrices)):
+        for a, (ma, err) in enumerate(zip(ms, errs)):
             t = boxes.refinement.successors[i][a]
             target, flip = boxes.boxes[t], chart.signs[i] * chart.signs[t]
-            err = step_error32(am, dim) if chart.float32 else None
             for coefs, strict in _chart_conditions(target.lo, target.hi, p, dim):
                 nz = [(k, flip * c) for k, c in enumerate(coefs) if c]  # e_k and e_p
                 row = [sum((c * ma[k][j] for k, c in nz), Fraction(0)) for j in range(dim)]
@@ -136,21 +141,24 @@ def _check_chart_margins(chart: ChartCertificate) -> None:
     stride, also min_box ((R_r' − R_c) A_w B⁻¹)·y > 0 for every prefix w, r' the
     label of the state w reaches."""
     boxes, labels = chart.boxes, chart.boxes.labels
+    cache: dict[tuple[int, ...], Any] = {}
     for i, box in enumerate(boxes.boxes):
-        _check_box_margin(chart, i, None, boxes.rights[i])
+        _check_box_margin(chart, i, None, boxes.rights[i], cache)
         for w in chart.prefixes:
             reached = w.reach[box.state]
-            _check_box_margin(chart, i, w.matrix,
-                              single_label(labels, boxes.automaton.outputs, reached))
+            _check_box_margin(chart, i, w, single_label(labels, boxes.automaton.outputs,
+                                                        reached), cache)
 
 
-def _check_box_margin(chart: ChartCertificate, i: int, word_matrix: Matrix | None,
-                      r: int) -> None:
-    """Label r wins with a margin on A_w (s K) of box i (A_w = I for None)."""
+def _check_box_margin(chart: ChartCertificate, i: int, prefix: Prefix | None, r: int,
+                      cache: dict[tuple[int, ...], Any]) -> None:
+    """Label r wins with a margin on A_w (s K) of box i (w the prefix, empty for None);
+    for float32-step, after the float32 run of w (:func:`.stride.word_error32`)."""
     dim, readout, binv = chart.model.dim, chart.model.readout, chart.basis_inverse
     box, sign = chart.boxes.boxes[i], chart.signs[i]
     nq = _chart_reach(chart, box)
-    through = binv if word_matrix is None else _matmul(word_matrix, binv)
+    through = binv if prefix is None else _matmul(prefix.matrix, binv)
+    err, grow = word_error32(chart.base, () if prefix is None else prefix.word, cache)
     for c in range(len(readout)):
         if c == r:
             continue
@@ -158,9 +166,10 @@ def _check_box_margin(chart: ChartCertificate, i: int, word_matrix: Matrix | Non
         v = _lin_min([sum((d[k] * through[k][j] for k in range(dim) if d[k]), Fraction(0))
                       for j in range(dim)], box.lo, box.hi)
         if chart.float32:
-            v -= readout_loss32(readout[r], readout[c], nq, dim)
+            v -= nq * sum((abs(x) * e for x, e in zip(d, err)), Fraction(0))
+            v -= readout_loss32(readout[r], readout[c], nq * grow, dim)
         if v <= 0:
-            where = "" if word_matrix is None else " after a prefix of the stride"
+            where = "" if prefix is None else " after a prefix of the stride"
             raise CertificateError(f"state {box.state}{where}: label "
                                    f"{chart.boxes.labels[c]!r} is not beaten with a margin")
 
