@@ -20,10 +20,11 @@ Domains (``cert["domain"]``):
   one chart.  With s_q the sign of box q, condition 2 is s_q0 h0 ∈ K_q0, 3 is
   checked for s_q s_t M_a and 4 for s_q (R_r − R_c): A_a (s_q K_q) ⊆ s_t K_t is
   A_a K_q ⊆ s_q s_t K_t, and argmax over −K reads the negated scores.
-  ``"stride": k`` (exact rounding): 3 is checked for every word of length k
-  instead of every symbol (the successors list one box per word,
-  :mod:`.stride`), and 4 also for A_w K_q and the state δ(q, w) of every word w
-  with 0 < |w| < k.
+  ``"stride": k``: 3 is checked for every word of length k instead of every
+  symbol (the successors list one box per word, :mod:`.stride`), and 4 also
+  for A_w K_q and the state δ(q, w) of every word w with 0 < |w| < k; for
+  ``float32-step`` with the stray of a float32 run of w
+  (:func:`.stride.word_error32`) in place of one step's error.
 * ``minmax-box`` (minmax-dense models).  x ↦ (R_a ⊗ x) ⊕ s_a is monotone, so
   the image of the box [lo, hi] lies in [f(lo), f(hi)]; checked: x0 in the
   box of q0, [f(lo_q), f(hi_q)] ⊆ box of δ(a, q), and the readout's lowest
