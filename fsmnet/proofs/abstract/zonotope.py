@@ -42,6 +42,10 @@ from fsmnet.proofs.abstract.rounding import U32, gamma
 
 GRID = 2.0 ** -40
 DIRECTIONS = 8  # generators per rotation plane (a 16-gon: ℓ1 cost 1/cos(π/16) ≈ 1.02)
+# At most this many extra generators: each costs one LP per symbol in `representation`
+# (docs/performance.md, "certify at H = 64"); past it, the planes of the largest
+# eigenvalues (relative to their matrix's spectral radius) are kept.
+MAX_EXTRA = 96
 
 
 def _dyadic(x: float, up: bool | None = None) -> Fraction:
@@ -54,11 +58,12 @@ def template(mats: np.ndarray, phi: list[Fraction], pivot: int, center: np.ndarr
     """Extra generators X (exact, in ker φ): DIRECTIONS per complex eigenpair of each
     symbol's matrix, projected into ker φ along ``center`` (a regular polygon in the
     plane's real Jordan coordinates, where the symbol acts as a rotation and scaling);
-    directions within about 2.5° of one already present are left out."""
+    directions within about 2.5° of one already present are left out, and past
+    :data:`MAX_EXTRA` those of the weakest planes."""
     n = len(phi)
     phif = np.array([float(x) for x in phi])
     seen = [np.eye(n)[j] - phif[j] * np.eye(n)[pivot] for j in range(n) if j != pivot]
-    out: list[list[Fraction]] = []
+    out: list[tuple[float, list[Fraction]]] = []  # (relative modulus of the plane, x)
 
     def parallel(g: np.ndarray) -> bool:
         return any(abs(g @ h) >= (1 - 1e-3) * np.linalg.norm(g) * np.linalg.norm(h)
@@ -84,8 +89,12 @@ def template(mats: np.ndarray, phi: list[Fraction], pivot: int, center: np.ndarr
                 x = [_dyadic(float(v)) for v in g]
                 x[pivot] -= sum((f * v for f, v in zip(phi, x)), Fraction(0))  # φ·x = 0
                 seen.append(np.array([float(v) for v in x]))
-                out.append(x)
-    return out
+                out.append((abs(lam) / top, x))
+    if len(out) > MAX_EXTRA:
+        cut = sorted((-m for m, _ in out))[MAX_EXTRA - 1]
+        kept = [i for i, (m, _) in enumerate(out) if -m <= cut][:MAX_EXTRA]
+        out = [out[i] for i in kept]
+    return [x for _, x in out]
 
 
 def _generators(phi: np.ndarray, pivot: int, extra: np.ndarray) -> np.ndarray:
