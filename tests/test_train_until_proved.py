@@ -210,6 +210,23 @@ def test_cli_refuted_is_exit_1_with_the_word(tmp_path, capsys):
     assert header["rounds"][0]["counterexample"] == report["counterexample"]["word"]
 
 
+def test_unequal_blocks_end_with_a_verdict_not_an_internal_error(tmp_path, capsys):
+    # bilinear-block with blocks of 2 and 3: the float32 search has no second float32
+    # implementation of a block product to confirm a word with, so it reports none
+    # (it once crashed building a single-matrix model); the exact route refutes.
+    out = tmp_path / "b.safetensors"
+    code = main(["train", "modcount:3", "--arch", "bilinear-block", "--hidden", "5",
+                 "--steps", "20", "--threads", "1", "-q", "--until-proved", "--rounds", "2",
+                 "-o", str(out), "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code in (1, 3) and report["verdict"] in ("refuted", "unknown")
+    net = fsmnet.load_network(str(out))
+    assert sorted(v.shape[0] for k, v in net.params.items() if k.startswith("h0")) == [2, 3]
+    if report["verdict"] == "refuted":  # independent: the exact evaluator disagrees
+        word = report["counterexample"]["word"]
+        assert net.output_of(word, exact=True) != fsmnet.load("modcount:3").output_of(word)
+
+
 def test_cli_unknown_is_exit_3(tmp_path, capsys):
     """Mod-3 addition, bilinear-full, H = 2, 2000 steps, seed 0, no snapping: each nonzero
     letter is a rotation by nearly 2π/3, right on every short word and wrong only on

@@ -45,14 +45,17 @@ def _candidates(n_symbols: int, short_words: int, random_words: int, length: int
 
 def _confirm(net: Network, word: list[int]) -> int | None:
     """The float32 label after ``word`` by a second implementation (None: none here)."""
+    from fsmnet.nets.linear import LinearRecurrence
     from fsmnet.proofs.certificate_models import linear_model
     from fsmnet.proofs.checker.float32_replay import replay_labels
 
     if net.arch == "minmax-dense":
         return _minmax_label(net, word)
+    if not isinstance(net.semantics, LinearRecurrence):
+        return None  # no second implementation (bilinear-block: a product of blocks)
     try:
         model = net.cached("certificate_linear_model", lambda: linear_model(net))
-    except (AttributeError, TypeError):
+    except TypeError:  # irrational exact weights (a cyclotomic header): no rational model
         return None
     return replay_labels(model, word)[-1]
 
