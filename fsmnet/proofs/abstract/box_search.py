@@ -118,7 +118,8 @@ def _groups(points: dict[int, np.ndarray], signs: dict[int, np.ndarray] | None,
 
 def search(image: ImageMap, automaton: Automaton, points: dict[int, np.ndarray], *,
            pad: float, schedule: BoxSchedule,
-           signs: dict[int, np.ndarray] | None = None) -> BoxSearch:
+           signs: dict[int, np.ndarray] | None = None,
+           initial_extent: tuple[np.ndarray, np.ndarray] | None = None) -> BoxSearch:
     """Kleene iteration S_j ← hull(S_j ∪ F_x(S_i)) on boxes, with widening.
 
     ``points`` are the sampled states per automaton state in the domain's
@@ -128,7 +129,8 @@ def search(image: ImageMap, automaton: Automaton, points: dict[int, np.ndarray],
     the search signed: each box is a cone over the box times its sign, so a state
     set and its negative (a parity network's even and odd states) are two boxes of
     one chart, and an image whose functional is negative goes to a box of the
-    opposite sign.
+    opposite sign.  ``initial_extent`` is a box that box 0 must hold (the float32
+    roundings of h0, which the checker places in it).
     """
     s = schedule
     boxes: list[tuple[np.ndarray, np.ndarray]] = []
@@ -142,6 +144,9 @@ def search(image: ImageMap, automaton: Automaton, points: dict[int, np.ndarray],
             boxes.append((lo - spread, hi + spread))
             owner.append(q)
             sign.append(sg)
+    if initial_extent is not None and boxes:
+        boxes[0] = (np.minimum(boxes[0][0], initial_extent[0]),
+                    np.maximum(boxes[0][1], initial_extent[1]))
     succ: dict[tuple[int, int], int] = {}
     slack_done = False
     for rounds in range(1, s.max_rounds + 1):

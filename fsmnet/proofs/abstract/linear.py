@@ -146,7 +146,9 @@ def search_boxes(chart: Chart, mats: np.ndarray, automaton: Automaton,
     product carries noise that the cycle also chases (10⁻¹³ a lap, past the
     tolerance).  ``signed``: boxes carry a sign (:func:`box_search.search`); a
     state with φ < 0 lies in the negative cone over its chart point.  ``errors``:
-    per symbol, the float32 stray of a stride's word (replacing one step's).
+    per symbol, the float32 stray of a stride's word (replacing one step's).  With a
+    ``rounding`` that knows h0, box 0 is grown to hold the chart image of every
+    float32 rounding of h0, as the checker requires.
     """
     b, binv = chart.floats()
     p = chart.pivot
@@ -173,8 +175,32 @@ def search_boxes(chart: Chart, mats: np.ndarray, automaton: Automaton,
 
     points = {q: y / y[:, p:p + 1] for q, y in ys.items()}
     signs = {q: np.where(y[:, p] < 0, -1, 1) for q, y in ys.items()} if signed else None
+    extent = None if rounding is None or rounding.h0 is None else _h0_extent(b, p,
+                                                                               rounding.h0)
     return box_search.search(image, automaton, points, pad=pad,
-                             schedule=replace(schedule, pinned=p), signs=signs)
+                             schedule=replace(schedule, pinned=p), signs=signs,
+                             initial_extent=extent)
+
+
+def _h0_extent(b: np.ndarray, p: int, h0: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Chart bounds of h0 ± (γ₂|h0| + 2⁻¹⁴⁰) (the checker's box of h0's float32
+    roundings, :func:`fsmnet.proofs.checker.linear_model.h0_radius32`), in the sign of
+    φ·h0, with a little slack; None where φ may vanish on it."""
+    from fsmnet.proofs.abstract.rounding import gamma
+
+    h0 = h0 / max(float(np.abs(h0).max()), 1e-300)
+    r = gamma(2) * np.abs(h0) * 1.01 + 2.0 ** -130
+    mid, rad = b @ h0, np.abs(b) @ r
+    sg = 1.0 if mid[p] > 0 else -1.0
+    mid = sg * mid
+    if mid[p] - rad[p] <= 0:
+        return None
+    ends = [(mid + u * rad) / (mid[p] + v * rad[p]) for u in (-1, 1) for v in (-1, 1)]
+    lo, hi = np.min(ends, axis=0), np.max(ends, axis=0)
+    slack = 1e-9 * (1 + np.abs(lo) + np.abs(hi))
+    lo, hi = lo - slack, hi + slack
+    lo[p] = hi[p] = 1.0
+    return lo, hi
 
 
 def readout_ok(chart: Chart, readout: np.ndarray, boxes: list[tuple[np.ndarray, np.ndarray]],
@@ -232,7 +258,8 @@ class ChartBoxes:
                                                      *np.ravel(readout_exact)]):
             yield None, "the exact weights are not rationals (e.g. cyclotomic rotations)"
             return
-        rounding = Float32Model(mats_exact, readout_exact) if float32 else None
+        rounding = Float32Model(mats_exact, readout_exact,
+                                sem.initial_state(net, False)) if float32 else None
         mats = rounding.mats32 if rounding else np.asarray(sem.matrices(net, False), float)
         readout = rounding.readout32 if rounding else np.asarray(net.params["readout"], float)
         points = [h for pts in clouds.values() for h in pts]

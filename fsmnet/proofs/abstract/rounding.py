@@ -46,7 +46,8 @@ def round32(x: Any) -> float:
 class Float32Model:
     """Float32 matrices and the widening of one chart step for the search."""
 
-    def __init__(self, mats_exact: Any, readout_exact: Any) -> None:
+    def __init__(self, mats_exact: Any, readout_exact: Any, h0: Any = None) -> None:
+        self.h0 = None if h0 is None else np.asarray(h0, dtype=np.float64)  # as filed
         self.mats32 = np.vectorize(round32, otypes=[np.float64])(np.asarray(mats_exact,
                                                                              dtype=object))
         self.readout32 = np.vectorize(round32, otypes=[np.float64])(

@@ -22,7 +22,7 @@ import numpy as np
 
 from fsmnet.automata import Automaton
 
-STRIDES = (1, 2, 4)  # tried in order; 1 is the plain search
+STRIDES = (1, 2, 4, 8)  # tried in order; 1 is the plain search
 MAX_WORDS = 256
 
 

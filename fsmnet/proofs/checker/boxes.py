@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from math import lcm
 from typing import Any
 
 from .core import Automaton, CertificateError, is_index
@@ -69,17 +70,24 @@ def _lin_min(c: Sequence[Fraction], lo: Sequence[Fraction], hi: Sequence[Fractio
                Fraction(0))
 
 
+def _integers(m: Sequence[Sequence[Fraction]]) -> tuple[list[list[int]], int]:
+    """(N, d) with m = N / d entrywise, d the least common denominator."""
+    d = 1
+    for row in m:
+        for x in row:
+            d = lcm(d, x.denominator)
+    return [[x.numerator * (d // x.denominator) for x in row] for row in m], d
+
+
 def _matmul(a: Sequence[Sequence[Fraction]], b: Sequence[Sequence[Fraction]]
             ) -> list[list[Fraction]]:
-    n = len(b[0])
-    out = []
-    for row in a:
-        acc = [Fraction(0)] * n
-        for k, x in enumerate(row):
-            if x:
-                acc = [s + x * v for s, v in zip(acc, b[k])] if any(b[k]) else acc
-        out.append(acc)
-    return out
+    """a·b exactly, computed in integers over the two common denominators (one
+    Fraction, one gcd, per entry of the result instead of one per product)."""
+    na, da = _integers(a)
+    nb, db = _integers(b)
+    cols = list(zip(*nb))
+    return [[Fraction(sum(x * y for x, y in zip(row, col) if x), da * db) for col in cols]
+            for row in na]
 
 
 def _unit(k: int, dim: int) -> list[Fraction]:

@@ -142,22 +142,24 @@ def _check_chart_margins(chart: ChartCertificate) -> None:
     label of the state w reaches."""
     boxes, labels = chart.boxes, chart.boxes.labels
     cache: dict[tuple[int, ...], Any] = {}
+    throughs = [_matmul(w.matrix, chart.basis_inverse) for w in chart.prefixes]
     for i, box in enumerate(boxes.boxes):
-        _check_box_margin(chart, i, None, boxes.rights[i], cache)
-        for w in chart.prefixes:
+        _check_box_margin(chart, i, None, chart.basis_inverse, boxes.rights[i], cache)
+        for w, through in zip(chart.prefixes, throughs):
             reached = w.reach[box.state]
-            _check_box_margin(chart, i, w, single_label(labels, boxes.automaton.outputs,
-                                                        reached), cache)
+            _check_box_margin(chart, i, w, through, single_label(
+                labels, boxes.automaton.outputs, reached), cache)
 
 
-def _check_box_margin(chart: ChartCertificate, i: int, prefix: Prefix | None, r: int,
+def _check_box_margin(chart: ChartCertificate, i: int, prefix: Prefix | None,
+                      through: Matrix | list[list[Fraction]], r: int,
                       cache: dict[tuple[int, ...], Any]) -> None:
-    """Label r wins with a margin on A_w (s K) of box i (w the prefix, empty for None);
-    for float32-step, after the float32 run of w (:func:`.stride.word_error32`)."""
-    dim, readout, binv = chart.model.dim, chart.model.readout, chart.basis_inverse
+    """Label r wins with a margin on A_w (s K) of box i (w the prefix, empty for None;
+    ``through`` = A_w B⁻¹); for float32-step, after the float32 run of w
+    (:func:`.stride.word_error32`)."""
+    dim, readout = chart.model.dim, chart.model.readout
     box, sign = chart.boxes.boxes[i], chart.signs[i]
     nq = _chart_reach(chart, box)
-    through = binv if prefix is None else _matmul(prefix.matrix, binv)
     err, grow = word_error32(chart.base, () if prefix is None else prefix.word, cache)
     for c in range(len(readout)):
         if c == r:

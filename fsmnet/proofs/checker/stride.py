@@ -26,6 +26,7 @@ from fractions import Fraction
 from itertools import product
 from typing import Any
 
+from .boxes import _matmul
 from .core import Automaton, CertificateError
 from .linear_model import LinearModel, step_error32
 
@@ -61,9 +62,7 @@ def words(n_symbols: int, k: int) -> list[tuple[int, ...]]:
 def _apply(a: tuple[tuple[Fraction, ...], ...], m: tuple[tuple[Fraction, ...], ...]
            ) -> tuple[tuple[Fraction, ...], ...]:
     """a·m in Fractions."""
-    cols = list(zip(*m))
-    return tuple(tuple(sum((x * y for x, y in zip(row, col) if x and y), Fraction(0))
-                       for col in cols) for row in a)
+    return tuple(tuple(row) for row in _matmul(a, m))
 
 
 def _word_matrix(model: LinearModel, word: tuple[int, ...], cache: dict[tuple[int, ...], Any]
