@@ -141,6 +141,14 @@ def commutation_witness(automaton: Automaton) -> CommutationWitness | None:
     return None
 
 
+def letters_commute(automaton: Automaton) -> bool:
+    """True when every two letters' transition maps commute (δ_a δ_b = δ_b δ_a on every
+    state): then a state depends on the letter counts only."""
+    maps = [tuple(int(x) for x in automaton.delta[a]) for a in range(automaton.n_symbols)]
+    return all(tuple(maps[a][q] for q in maps[b]) == tuple(maps[b][q] for q in maps[a])
+               for a, b in itertools.combinations(range(len(maps)), 2))
+
+
 def is_commutative(automaton: Automaton) -> bool:
     """True when the language (the output function) is invariant under reordering."""
     return commutation_witness(automaton) is None
