@@ -360,6 +360,7 @@ def train_network(spec: Automaton | str | Any, arch: str, *, hidden: int = 16,
                   steps: int = 500, seed: int = 0, lengths: tuple[int, int] = (2, 10),
                   batch: int = 64, lr: float = 0.01, threads: int = 1, device: str = "cpu",
                   progress: Callable[[int, float], None] | None = None,
+                  weight_decay: float = 0.0, lr_halve_every: int | None = None,
                   **options: Any) -> TrainedNetwork:
     """Train a float32 torch module of ``arch`` on the labels of ``spec`` and convert it
     to a network: ``fsmnet train`` from Python (:func:`fsmnet.train.train_network`,
@@ -374,4 +375,5 @@ def train_network(spec: Automaton | str | Any, arch: str, *, hidden: int = 16,
 
     return _train_network(spec, arch, hidden=hidden, steps=steps, seed=seed, lengths=lengths,
                           batch=batch, lr=lr, threads=threads, device=device,
-                          progress=progress, **options)
+                          progress=progress, weight_decay=weight_decay,
+                          lr_halve_every=lr_halve_every, **options)

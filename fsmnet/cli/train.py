@@ -45,7 +45,7 @@ examples:
 
 # Flags that set a constructor keyword of the module (the flag's dest is the keyword);
 # which choices take each is the module's (fsmnet.train.convert.free_options).
-ARCH_OPTIONS = ("rank", "blocks", "n_h", "layers")
+ARCH_OPTIONS = ("rank", "blocks", "n_h", "layers", "order")
 
 
 def lengths(text: str) -> tuple[int, int]:
@@ -69,6 +69,16 @@ def positive_float(text: str) -> float:
     return value
 
 
+def non_negative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number >= 0 (value: {text!r})")
+    return value
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     from fsmnet.train.convert import train_arch_ids
 
@@ -86,6 +96,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--n-h", dest="n_h", type=int_at_least(1),
                    help="Householder factors per token (deltaproduct; default 1)")
     p.add_argument("--layers", type=int_at_least(1), help="cascade layers (minmax-cascade)")
+    p.add_argument("--order", choices=("lag", "same-time"),
+                   help="minmax-cascade: the gates of layer l read the layers below at t-1 "
+                        "('lag', the default: the compiled cascade's order) or at t "
+                        "('same-time': every letter then acts idempotently, a weaker class; "
+                        "docs/theory.md)")
     p.add_argument("--lengths", type=lengths, default=(2, 10), metavar="MIN-MAX",
                    help="training word lengths (default 2-10)")
     p.add_argument("--steps", type=int_at_least(1), default=1000,
@@ -94,6 +109,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="words per step (default %(default)s)")
     p.add_argument("--lr", type=positive_float, default=0.01,
                    help="Adam learning rate (default %(default)s)")
+    p.add_argument("--weight-decay", type=non_negative_float, default=0.0, metavar="W",
+                   help="Adam's L2 weight decay (default 0; the MinMax paper: 1e-4)")
+    p.add_argument("--lr-halve-every", type=int_at_least(1), default=None, metavar="N",
+                   help="halve the learning rate every N steps (default: constant; the "
+                        "MinMax paper halves it every 5 epochs)")
     p.add_argument("--seed", type=int_at_least(0), default=0,
                    help="seed of the initial weights and the training words "
                         "(default %(default)s)")
@@ -211,7 +231,8 @@ def handle(args: argparse.Namespace) -> int:
     _warn_if_proved_impossible(automaton, args.arch)
     config = TrainConfig(arch=args.arch, hidden=args.hidden, lengths=args.lengths,
                          steps=args.steps, batch=args.batch, lr=args.lr, seed=args.seed,
-                         threads=args.threads, device=args.device, options=options)
+                         threads=args.threads, device=args.device, options=options,
+                         weight_decay=args.weight_decay, lr_halve_every=args.lr_halve_every)
     bar = None
     if show_progress(args.json):
         from tqdm import tqdm
@@ -247,6 +268,8 @@ def handle(args: argparse.Namespace) -> int:
     summary = {
         "spec": args.spec, "arch": args.arch, "saved_as": None if net is None else net.arch,
         "hidden": args.hidden, "steps": args.steps, "final_loss": result.losses[-1],
+        "options": options, "weight_decay": args.weight_decay,
+        "lr_halve_every": args.lr_halve_every,
         "train_seconds": round(result.seconds, 3),
         "tokens_per_second": round(result.tokens / max(result.seconds, 1e-9)),
         "accuracy": {str(args.eval_length): acc_eval,
@@ -285,6 +308,7 @@ def _network(args: argparse.Namespace, result: Any, acc_eval: float) -> Any:
         "steps": args.steps, "batch": args.batch, "lr": args.lr, "seed": args.seed,
         "threads": args.threads, "device": args.device, "final_loss": result.losses[-1],
         "options": {k: getattr(args, k) for k in ARCH_OPTIONS if getattr(args, k) is not None},
+        "weight_decay": args.weight_decay, "lr_halve_every": args.lr_halve_every,
         f"accuracy_{args.eval_length}": acc_eval, "torch": torch.__version__,
         "date": time.strftime("%Y-%m-%d"),
     }}
@@ -344,7 +368,8 @@ def _handle_until_proved(args: argparse.Namespace, options: dict[str, Any]) -> i
     _warn_if_proved_impossible(automaton, args.arch)
     config = TrainConfig(arch=args.arch, hidden=args.hidden, lengths=args.lengths,
                          steps=args.steps, batch=args.batch, lr=args.lr, seed=args.seed,
-                         threads=args.threads, device=args.device, options=options)
+                         threads=args.threads, device=args.device, options=options,
+                         weight_decay=args.weight_decay, lr_halve_every=args.lr_halve_every)
     budget = Budget(rounds=8 if args.rounds is None else args.rounds, steps=args.max_steps,
                     seconds=args.max_seconds)
 

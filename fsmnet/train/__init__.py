@@ -115,6 +115,7 @@ def train_network(spec: Automaton | str | Any, arch: str, *, hidden: int = 16,
                   steps: int = 500, seed: int = 0, lengths: tuple[int, int] = (2, 10),
                   batch: int = 64, lr: float = 0.01, threads: int = 1, device: str = "cpu",
                   progress: Callable[[int, float], None] | None = None,
+                  weight_decay: float = 0.0, lr_halve_every: int | None = None,
                   **options: Any) -> TrainedNetwork:
     """Train a fresh float32 module of ``arch`` on the labels of ``spec`` and convert it
     to a network (``fsmnet train`` from Python; :func:`fsmnet.train.loop.train` runs
@@ -151,6 +152,10 @@ def train_network(spec: Automaton | str | Any, arch: str, *, hidden: int = 16,
         ``"cpu"`` or a CUDA device (``"cuda"``, ``"cuda:1"``).
     progress
         Called as ``progress(step, loss)`` after every step.
+    weight_decay
+        Adam's L2 weight decay (0: none).
+    lr_halve_every
+        Halve the learning rate every this many steps (None: constant).
     **options
         Constructor options of the module: ``rank`` (bilinear-cp), ``blocks``
         (bilinear-block), ``n_h`` (deltaproduct), ``layers`` (minmax-cascade,
@@ -183,6 +188,12 @@ def train_network(spec: Automaton | str | Any, arch: str, *, hidden: int = 16,
             lr > 0 and math.isfinite(lr)):
         raise SpecError("the learning rate must be a positive number", source="train_network",
                         field="lr", value=lr)
+    if isinstance(weight_decay, bool) or not isinstance(weight_decay, (int, float)) or not (
+            0 <= weight_decay < math.inf):
+        raise SpecError("the weight decay must be a number >= 0", source="train_network",
+                        field="weight_decay", value=weight_decay)
+    if lr_halve_every is not None:
+        _whole("lr_halve_every", lr_halve_every, 1)
     if not isinstance(device, str) or not (device == "cpu" or device.startswith("cuda")):
         raise SpecError("device must be 'cpu' or a CUDA device ('cuda', 'cuda:1')",
                         source="train_network", field="device", value=device)
@@ -207,7 +218,8 @@ def train_network(spec: Automaton | str | Any, arch: str, *, hidden: int = 16,
             raise FsmnetError(f"device {device!r}: this torch build has no usable CUDA device")
     config = TrainConfig(arch=arch, hidden=hidden, lengths=(int(lengths[0]), int(lengths[1])),
                          steps=steps, batch=batch, lr=float(lr), seed=seed, threads=threads,
-                         device=device, options=dict(options))
+                         device=device, options=dict(options),
+                         weight_decay=float(weight_decay), lr_halve_every=lr_halve_every)
     from fsmnet.train.loop import train
 
     result = train(automaton, config, progress)
