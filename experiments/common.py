@@ -447,11 +447,12 @@ def _code(c: dict[str, Any] | None) -> str:
 def certified_code(cell: dict[str, Any]) -> str:
     """Short form of one seed's verdicts: P (proved), R n (refuted, word length n),
     U L (unknown, proved for every length ≤ L), — (no network form); the exact
-    verdict, then the float32 one after a bar where the record has it (``U10|P``)."""
+    verdict, then the float32 one after a colon where the record has it (``U10:P``; not
+    a bar, which would split a markdown table cell)."""
     c = cell.get("certified")
     code = _code(c)
     if c and c.get("float32"):
-        code += "|" + _code(c["float32"])
+        code += ":" + _code(c["float32"])
     return code
 
 

@@ -517,7 +517,7 @@ def test_experiments_certified_column_on_a_trained_network(tmp_path) -> None:
         index = {s: i for i, s in enumerate(net.symbols)}
         label = net.labels[int(float32_trace(net, [index[s] for s in f32["word"]])[-1])]
         assert label != fsmnet.load("parity").output_of(f32["word"])
-    assert common.certified_summary([cell]) == (f"R{len(cert['word'])}|"
+    assert common.certified_summary([cell]) == (f"R{len(cert['word'])}:"
                                                 f"{common.certified_code({'certified': f32})}")
     assert "refuted by `" in common.certified_details([cell])
     assert common.run_length(["1", "1", "1", "0", "(1 2)"]) == "1^3 0 (12)"
