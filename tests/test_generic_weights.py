@@ -36,12 +36,54 @@ def test_the_theorems_examples_are_obstructed(spec: str, reason: str) -> None:
     assert "Theorem G" in report.obstruction.describe()
 
 
-@pytest.mark.parametrize("spec", ["parity", "flipflop"])
-def test_parity_and_flipflop_pass_the_necessary_condition(spec: str) -> None:
-    """Parity (a negative dominant eigenvalue) and flip-flop (±u) fit the two-ray
-    pattern; real-diagonal nets with a dominant channel track parity on an open set."""
-    report = generic_weights_obstruction(fsmnet.load(spec))
+def test_parity_passes_the_necessary_condition() -> None:
+    """Parity (a negative dominant eigenvalue; its letters are permutations, so no word
+    merges its two states): real-diagonal nets with a dominant channel track it on an
+    open set of weights."""
+    report = generic_weights_obstruction(fsmnet.load("parity"))
     assert report.complete and report.obstruction is None
+
+
+@pytest.mark.parametrize(("spec", "word", "merge"), [("flipflop", ("read",), "reset"),
+                                                     ("contains:ab", ("a",), "b")])
+def test_a_word_that_merges_two_behaviours_is_an_obstruction(spec: str, word: tuple[str, ...],
+                                                            merge: str) -> None:
+    """By hand (docs/theory.md §5): flip-flop's no-op letter holds two outputs and
+    "set" or "reset" sends both held states to one state; in contains:ab, along aⁿ the
+    states "a seen" and "ab seen" keep two outputs and b sends both to "ab seen"."""
+    report = generic_weights_obstruction(fsmnet.load(spec))
+    assert report.complete and report.obstruction is not None
+    assert report.obstruction.word == word
+    assert report.obstruction.reason == f"two eventual behaviours merged by the word {merge}"
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(seed=st.integers(0, 2**31 - 1))
+def test_random_real_flipflop_networks_fail_on_a_long_word(seed: int) -> None:
+    """The merge argument on float64 runs of random real weights (the lemma's generic
+    case): after readⁿ the set and reset states sit near ±v, so after one more "set"
+    and readᵐ their labels differ, though the automaton gives both 1: every such
+    network is wrong on one of four words."""
+    rng = np.random.default_rng(seed)
+    a_set, a_reset, a_read = (rng.standard_normal((3, 3)) for _ in range(3))
+    vals = np.linalg.eigvals(a_read)
+    order = np.argsort(-np.abs(vals))
+    assume(abs(vals[order[0]].imag) < 1e-9 and abs(vals[order[1]]) < 0.7 * abs(vals[order[0]]))
+    h0, readout = rng.standard_normal(3), rng.standard_normal((2, 3))
+
+    def label(*mats: np.ndarray) -> int:
+        h = h0
+        for m in mats:
+            h = m @ h
+            h = h / np.abs(h).max()
+        return int(np.argmax(readout @ h))
+
+    reads = [a_read] * 60
+    after_set, after_reset = label(a_set, *reads), label(a_reset, *reads)
+    again_set = label(a_set, *reads, a_set, *reads)
+    again_reset = label(a_reset, *reads, a_set, *reads)
+    right = after_set != after_reset and again_set == again_reset == after_set
+    assert not right
 
 
 def _tail(delta: np.ndarray, out: list[int], q: int, word: tuple[int, ...], n_states: int
@@ -71,8 +113,31 @@ def _breaks(a: Automaton, word: tuple[int, ...]) -> bool:
     tails = {_tail(a.delta, out, q, word, a.n_states) for q in a.reachable_states()}
     periods = {next(d for d in (1, 2, 3, 4, 5, 6, 720) if t[d:] == t[:-d]) for t in tails}
     alternations_agree = all(t[1:] + t[:1] in tails for t in tails) or len(tails) == 1
-    return not ((periods <= {1} and len(tails) <= 2)
-                or (periods == {2} and len(tails) <= 2 and alternations_agree))
+    if not ((periods <= {1} and len(tails) <= 2)
+            or (periods == {2} and len(tails) <= 2 and alternations_agree)):
+        return True
+    return _merged(a, word, out)
+
+
+def _merged(a: Automaton, word: tuple[int, ...], out: list[int]) -> bool:
+    """Whether some word x sends two states of different tails along ``word``^n, taken at
+    the same large n, to one state: every x up to the pair bound Q(Q−1)/2, by brute force."""
+    n = a.n_states
+
+    def after(q: int, letters: tuple[int, ...]) -> int:
+        for x in letters:
+            q = int(a.delta[x][q])
+        return q
+
+    at = {q: after(q, word * n) for q in a.reachable_states()}
+    for q1, q2 in itertools.combinations(sorted(at), 2):
+        if _tail(a.delta, out, q1, word, n) == _tail(a.delta, out, q2, word, n):
+            continue
+        for size in range(1, max(1, n * (n - 1) // 2) + 1):
+            if any(after(at[q1], x) == after(at[q2], x)
+                   for x in itertools.product(range(a.n_symbols), repeat=size)):
+                return True
+    return False
 
 
 def _brute_violation(a: Automaton, max_len: int) -> tuple[int, ...] | None:

@@ -18,7 +18,13 @@ An automaton whose element u has reachable states with eventual output
 sequences outside these patterns (a cycle of outputs of length ≥ 3, three
 distinct eventual behaviours, or a mix of constant and alternating ones) is
 tracked for every length by *no* generic-weight linear network: only exact
-(measure-zero) weights, such as an exact rotation by 2π/3, can do it.
+(measure-zero) weights, such as an exact rotation by 2π/3, can do it.  Nor is
+one where a word x merges two states of different behaviours (δ(p·uⁿ·x) =
+δ(p'·uⁿ·x) for large n): their network states are near c·v and c'·v with
+c·c' < 0, so A(x) sends them to near ±A(x)v, whose labels along u^m differ for
+generic weights (ℓ_u·A(x)·v_u ≠ 0) while the automaton's cannot.  A flip-flop
+is such a case: after a long hold its two states are near ±v, and "set" sends
+both to one state.
 
 The check runs over the elements of the transition monoid of the minimal
 automaton (the eventual behaviour along u^n depends only on u's
@@ -43,6 +49,7 @@ __all__ = ["EventualOutputs", "GenericWeightsObstruction", "GenericWeightsReport
            "generic_weights_obstruction"]
 
 DEFAULT_LIMIT = 20_000  # monoid elements searched before the answer is "incomplete"
+MERGE_STATES = 400  # the merge condition needs all Q² state pairs; above, it is skipped
 
 
 @dataclass(frozen=True)
@@ -71,8 +78,9 @@ class GenericWeightsObstruction:
     """A word u whose powers no generic-weight linear network follows.
 
     ``reason`` names the pattern: ``"output cycle of length d ≥ 3"``, ``"more than
-    two eventual behaviours"`` or ``"constant and alternating behaviours mixed"``;
-    ``behaviours`` lists one reachable state per distinct eventual behaviour."""
+    two eventual behaviours"``, ``"constant and alternating behaviours mixed"`` or
+    ``"two eventual behaviours merged by the word x"``; ``behaviours`` lists one
+    reachable state per distinct eventual behaviour."""
 
     word: tuple[str, ...]
     reason: str
@@ -140,7 +148,8 @@ def _violation(behaviours: dict[tuple[int, ...], int]) -> str | None:
     return None
 
 
-def _check_element(f: np.ndarray, states: list[int], outputs: np.ndarray
+def _check_element(f: np.ndarray, states: list[int], outputs: np.ndarray,
+                   merging: dict[tuple[int, int], tuple[int, ...]], symbols: tuple[str, ...]
                    ) -> tuple[str, dict[tuple[int, ...], int]] | None:
     eventual = {q: _eventual(f, q, outputs) for q in states}
     at = max(start for start, _ in eventual.values())
@@ -150,7 +159,36 @@ def _check_element(f: np.ndarray, states: list[int], outputs: np.ndarray
         key = _least_period(_aligned(start, cycle, at)) if len(least) > 1 else least
         behaviours.setdefault(key, q)
     reason = _violation(behaviours)
+    if reason is None and len(behaviours) == 2:
+        p, p2 = behaviours.values()
+        for _ in range(at):  # both at n = at, past every tail
+            p, p2 = int(f[p]), int(f[p2])
+        x = merging.get((min(p, p2), max(p, p2)))
+        if x is not None:
+            shown = " ".join(symbols[i] for i in x)
+            reason = f"two eventual behaviours merged by the word {shown}"
     return None if reason is None else (reason, behaviours)
+
+
+def _merging_words(delta: np.ndarray) -> dict[tuple[int, int], tuple[int, ...]]:
+    """A shortest word x with δ(a·x) = δ(b·x), per pair a < b that has one: breadth
+    first backwards from the diagonal over the pair automaton (O(Q²·k))."""
+    k, n = delta.shape
+    back: dict[tuple[int, int], list[tuple[int, tuple[int, int]]]] = {}
+    for a in range(n):
+        for b in range(a + 1, n):
+            for x in range(k):
+                s, t = int(delta[x][a]), int(delta[x][b])
+                back.setdefault((min(s, t), max(s, t)), []).append((x, (a, b)))
+    word: dict[tuple[int, int], tuple[int, ...]] = {(a, a): () for a in range(n)}
+    queue = deque(word)
+    while queue:
+        pair = queue.popleft()
+        for x, prev in back.get(pair, ()):
+            if prev not in word:
+                word[prev] = (x,) + word[pair]
+                queue.append(prev)
+    return {p: w for p, w in word.items() if p[0] != p[1]}
 
 
 def generic_weights_obstruction(automaton: Automaton, *, limit: int = DEFAULT_LIMIT
@@ -162,14 +200,18 @@ def generic_weights_obstruction(automaton: Automaton, *, limit: int = DEFAULT_LI
     access = access_words(m)
     outputs = np.asarray(m.output_ids, dtype=np.int64)
     delta = np.asarray(m.delta, dtype=np.int64)
+    merging = _merging_words(delta) if m.n_states <= MERGE_STATES else {}
     identity = np.arange(m.n_states, dtype=np.int64)
     queue: deque[tuple[np.ndarray, tuple[int, ...]]] = deque([(identity, ())])
     seen = {identity.tobytes()}
     searched = 0
+    identity_word: tuple[int, ...] | None = None  # a nonempty word acting as the identity
     while queue and searched < limit:
         f, word = queue.popleft()
         searched += 1
-        found = _check_element(f, states, outputs) if word else None
+        if not word and identity_word is not None:
+            word = identity_word  # the identity is an element u too (a no-op letter), last
+        found = _check_element(f, states, outputs, merging, m.symbols) if word else None
         if found is not None:
             reason, behaviours = found
             labels = m.labels
@@ -182,7 +224,11 @@ def generic_weights_obstruction(automaton: Automaton, *, limit: int = DEFAULT_LI
                 tuple(m.symbols[i] for i in word), reason, listed), searched, True)
         for x in range(m.n_symbols):
             g = delta[x][f]  # first f, then the letter x
+            if identity_word is None and g.tobytes() == identity.tobytes():
+                identity_word = word + (x,)
             if g.tobytes() not in seen:
                 seen.add(g.tobytes())
                 queue.append((g, word + (x,)))
+        if not queue and identity_word is not None and word != identity_word:
+            queue.append((identity, ()))  # then check the identity once, as u
     return GenericWeightsReport(None, searched, not queue)
