@@ -326,8 +326,13 @@ def _box_bodies(name: str, chart: Any, mats: np.ndarray, readout: np.ndarray,
     longer = [k for k in strided.strides(automaton.n_symbols) if k > 1]
     for k in (longer if charted is None else []) if strides else [1]:
         pw = strided.power(automaton, mats, k)
+        # a word of k letters contracts more than one letter: fewer rounds and the two
+        # smallest inflations are enough (and a failing search costs symbols^k images
+        # a box and round)
+        sched = schedule if k == 1 else replace(schedule, max_rounds=strided.MAX_ROUNDS)
         for body, why in _stride_bodies(name, chart, pw, readout, clouds, right, rounding,
-                                        float32, schedule, charted, signed):
+                                        float32, sched, charted, signed,
+                                        PADS if k == 1 else PADS[:2]):
             yield body, why if k == 1 else f"{why} (stride {k})"
             if body is not None:
                 return
@@ -336,12 +341,12 @@ def _box_bodies(name: str, chart: Any, mats: np.ndarray, readout: np.ndarray,
 def _stride_bodies(name: str, chart: Any, pw: Any, readout: np.ndarray,
                    clouds: dict[int, list[np.ndarray]], right: dict[int, int],
                    rounding: Any, float32: bool, schedule: BoxSchedule,
-                   charted: list[np.ndarray] | None, signed: bool
+                   charted: list[np.ndarray] | None, signed: bool, pads: tuple[float, ...]
                    ) -> Iterator[tuple[dict[str, Any] | None, str]]:
     from fsmnet.proofs.abstract.strided import prefix_misread
     from fsmnet.proofs.certificate_models import exact_qs
 
-    for pad in PADS:
+    for pad in pads:
         found = search_boxes(chart, pw.mats, pw.automaton, clouds, pad=pad,
                              rounding=rounding, schedule=schedule, charted=charted,
                              signed=signed, errors=pw.errors if pw.stride > 1 else None)

@@ -24,6 +24,7 @@ from fsmnet.automata import Automaton
 
 STRIDES = (1, 2, 4, 8)  # tried in order; 1 is the plain search
 MAX_WORDS = 256
+MAX_ROUNDS = 60  # Kleene rounds of a strided search (the plain one allows 200)
 
 
 @dataclass(frozen=True)
