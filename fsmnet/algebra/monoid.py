@@ -91,7 +91,7 @@ class _Structure:
 # larger degrees go through Froidure-Pin and strongly connected components.
 _KONIECZNY_DEGREE = 64
 
-# Konieczny runs about this long at a time, then returns to Python (signals).
+# Froidure-Pin runs about this long at a time, then returns to Python (signals).
 _SLICE_SECONDS = 0.2
 
 
@@ -322,36 +322,22 @@ class TransitionMonoid:
         return self._struct
 
     def _konieczny_structure(self) -> _Structure:
-        from libsemigroups_pybind11 import Konieczny, ReportGuard
+        from fsmnet.algebra.konieczny import TooManyElements, konieczny_structure
 
-        _guard = ReportGuard(False)  # noqa: F841 - silences libsemigroups while alive
-        k = Konieczny(self._all_generators())
-        # In slices: Python handles a Ctrl-C only between two of them (a single run()
-        # keeps the signal waiting until the whole monoid is done), and the limit is
-        # checked after each.
-        limit = self._limit
-        while not k.finished():
-            deadline = time.monotonic() + _SLICE_SECONDS
-            k.run_until(lambda end=deadline: time.monotonic() > end
-                        or (limit is not None and k.current_size() > limit))
-            if limit is not None and k.current_size() > limit:
-                raise MonoidTooLarge(
-                    f"the transition monoid has more than {limit} elements "
-                    f"(degree {self.degree}, {self.n_generators} generators); "
-                    "raise the limit to compute it anyway")
-        classes = []
-        for d in k.D_classes():
-            # Bound to a name: libsemigroups may return a view into a temporary.
-            rep = d.rep()
-            images = tuple(int(v) for v in rep.images())
-            classes.append(DClassInfo(size=int(d.size()), rank=len(set(images)),
-                                      regular=bool(d.is_regular_D_class()),
-                                      h_size=int(d.size_H_class()), representative=images))
-        green = GreenCounts(D=int(k.number_of_D_classes()), R=int(k.number_of_R_classes()),
-                            L=int(k.number_of_L_classes()), H=int(k.number_of_H_classes()),
-                            regular_D=int(k.number_of_regular_D_classes()))
-        return _Structure(size=int(k.size()), n_idempotents=int(k.number_of_idempotents()),
-                          green=green, d_classes=tuple(classes))
+        try:
+            found = konieczny_structure([list(map(int, g)) for g in self._gens]
+                                        + [list(range(self.degree))], self._limit)
+        except TooManyElements:
+            raise MonoidTooLarge(
+                f"the transition monoid has more than {self._limit} elements "
+                f"(degree {self.degree}, {self.n_generators} generators); "
+                "raise the limit to compute it anyway") from None
+        classes = tuple(DClassInfo(size=d["size"], rank=d["rank"], regular=d["regular"],
+                                   h_size=d["h_size"],
+                                   representative=tuple(d["representative"]))
+                        for d in found["d_classes"])
+        return _Structure(size=found["size"], n_idempotents=found["n_idempotents"],
+                          green=GreenCounts(**found["green"]), d_classes=classes)
 
     def _froidure_pin(self) -> Any:
         if self._fp is None:
