@@ -163,6 +163,23 @@ def test_limit_raises() -> None:
     assert TransitionMonoid.from_transformations(gens, limit=256).size == 256
 
 
+@pytest.mark.parametrize("n", [4, 5])
+def test_the_forked_child_gives_the_same_monoid(n: int, monkeypatch: pytest.MonkeyPatch,
+                                                ) -> None:
+    # No time in-process: the child process computes T_n (Howie: n^n elements), its
+    # D-classes (one per rank) and the limit, and sends them back through the pipe.
+    import fsmnet.algebra.konieczny as konieczny
+
+    monkeypatch.setattr(konieczny, "IN_PROCESS_SECONDS", 0.0)
+    gens = [[(i + 1) % n for i in range(n)], [1, 0] + list(range(2, n)),
+            [0, 0] + list(range(2, n))]
+    monoid = TransitionMonoid.from_transformations(gens)
+    assert monoid.size == n**n
+    assert sorted(d.rank for d in monoid.d_classes) == list(range(1, n + 1))
+    with pytest.raises(MonoidTooLarge, match="more than 100"):
+        _ = TransitionMonoid.from_transformations(gens, limit=100).size
+
+
 def test_large_degree_group_uses_components() -> None:
     # A cyclic shift on 70 states (degree > 64, Konieczny's limit) and the
     # reflection: the dihedral group D_70 of order 140 (its natural action).
