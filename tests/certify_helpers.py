@@ -1,6 +1,10 @@
-"""Test subjects for ``certify``: compiled networks with every weight perturbed."""
+"""Test subjects for ``certify``: compiled networks with every weight perturbed, and the
+trained networks pinned in tests/data/trained_nets.json."""
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import numpy as np
 
@@ -34,3 +38,16 @@ def exhaustive_agree(net: fsmnet.nets.Network, automaton: Automaton, length: int
             level = [(sem.step(net, h, a, True), int(automaton.delta[index[a], q]))
                      for h, q in level for a in range(len(net.symbols))]
     return True
+
+
+def pinned_network(name: str) -> fsmnet.nets.Network:
+    """A trained network pinned in tests/data/trained_nets.json, bit for bit
+    (tests/data/make_trained.py trains it with fsmnet.train and the configuration
+    stored beside it; training itself rounds differently on other CPUs)."""
+    from fsmnet.nets import Network
+
+    entry = json.loads((Path(__file__).parent / "data" / "trained_nets.json").read_text())[name]
+    params = {k: np.array([float.fromhex(x) for x in v["hex"]]).reshape(v["shape"])
+              for k, v in entry["params"].items()}
+    return Network(arch=entry["arch"], params=params, symbols=entry["symbols"],
+                   labels=entry["labels"], name=name)

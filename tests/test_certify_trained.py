@@ -14,7 +14,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from certify_helpers import exhaustive_agree
+from certify_helpers import exhaustive_agree, pinned_network
 
 import fsmnet
 from fsmnet.automata import Automaton
@@ -44,18 +44,7 @@ def _trained(spec: str | Automaton, arch: str, hidden: int = 4, steps: int = 300
     return to_network(res.module, res.automaton.symbols, res.automaton.labels)
 
 
-def _fixture(name: str) -> fsmnet.nets.Network:
-    """A trained network pinned in tests/data/trained_nets.json (tests/data/make_trained.py
-    regenerates it with fsmnet.train and the configuration stored beside it)."""
-    from pathlib import Path
-
-    from fsmnet.nets import Network
-
-    entry = json.loads((Path(__file__).parent / "data" / "trained_nets.json").read_text())[name]
-    params = {k: np.array([float.fromhex(x) for x in v["hex"]]).reshape(v["shape"])
-              for k, v in entry["params"].items()}
-    return Network(arch=entry["arch"], params=params, symbols=entry["symbols"],
-                   labels=entry["labels"], name=name)
+_fixture = pinned_network
 
 
 def _automaton(spec: str | Automaton) -> Automaton:

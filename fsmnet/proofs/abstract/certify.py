@@ -47,7 +47,9 @@ class CertifyResult:
 
     ``proved_length`` is ``None`` when the claim holds for every length
     (verdict "proved"), the largest L with every word of length ≤ L correct
-    for "unknown", and the counterexample's length minus one for "refuted".
+    for "unknown", and the counterexample's length minus one for "refuted"; ``None``
+    for an "unknown" that has no claim to measure (``certify`` without SPEC whose
+    learning stopped before a first hypothesis).
     """
 
     verdict: Verdict

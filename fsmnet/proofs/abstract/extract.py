@@ -19,6 +19,14 @@ again, up to ``rounds`` hypotheses.  The last answer is reported;
 ``details["rounds"]`` says what each round learned and which word refuted it,
 ``details["hypothesis"]`` is the last hypothesis (a spec dict).
 
+Learning is bounded by ``max_letters``, the letters L* may feed the network over
+all its queries: a trained network that drifts is, on random words of length 40,
+a machine of thousands of states, and L* would spend minutes (then hours, once a
+counterexample is added) tabulating it.  Past the budget learning stops and the
+verdict is "unknown", with the letters used and, if an earlier round finished,
+its hypothesis; comparing against a known automaton (``certify SPEC NET``) asks
+no learning at all.
+
 Symbol indices are private to each alphabet: AALpy's machine comes back with
 its symbols sorted by name, the network keeps its own order.  So the learned
 machine is put in the network's order (:func:`~fsmnet.nets.alignment.align_alphabet`,
@@ -42,14 +50,27 @@ from fsmnet.errors import BackendUnavailable
 from fsmnet.nets import Network
 from fsmnet.nets.alignment import align_alphabet
 
+# Letters L* may feed the network in one learning (module docstring): about 2 s of
+# queries on a small network; a 2-state flip-flop takes under 5 000.
+MAX_LETTERS = 250_000
+
+
+class LearningBudgetSpent(Exception):
+    """L* asked the network for more than ``max_letters`` letters."""
+
+    def __init__(self, letters: int) -> None:
+        super().__init__(f"L* fed the network {letters} letters without settling")
+        self.letters = letters
+
 
 def learn(net: Network, *, extra_words: Sequence[Sequence[str]] = (), walks: int = 500,
-          seed: int = 0) -> Automaton:
+          seed: int = 0, max_letters: int = MAX_LETTERS) -> Automaton:
     """A Moore machine learned from ``net`` by L* (aalpy), minimized, with its symbols
     in the network's order (so that its indices are the network's).
 
     ``extra_words`` (symbol names) are offered to L* as counterexamples before
-    ``walks`` random words of length 1..40."""
+    ``walks`` random words of length 1..40.  Raises :class:`LearningBudgetSpent`
+    once L* has fed the network ``max_letters`` letters."""
     try:
         import random
 
@@ -64,6 +85,16 @@ def learn(net: Network, *, extra_words: Sequence[Sequence[str]] = (), walks: int
 
     random.seed(seed)
     sul = network_sul(net)
+    step = sul.step
+    letters = [0]
+
+    def counted_step(letter: Any) -> Any:
+        letters[0] += 1
+        if letters[0] > max_letters:
+            raise LearningBudgetSpent(max_letters)
+        return step(letter)
+
+    sul.step = counted_step
     alphabet = list(net.symbols)
     base = RandomWordEqOracle(alphabet, sul, num_walks=walks, min_walk_len=1,
                               max_walk_len=40)
@@ -195,7 +226,8 @@ def guard_refutation(net: Network, automaton: Automaton, result: Any) -> Any:
 
 def certify_extracted(net: Network, *, float32: bool, certificate: str | None,
                       network_path: str | None, start: float, rounds: int = 4,
-                      walks: int = 500, seed: int = 0) -> Any:
+                      walks: int = 500, seed: int = 0,
+                      max_letters: int = MAX_LETTERS) -> Any:
     """Learn, certify, and re-learn with each confirmed counterexample (module docstring)."""
     from dataclasses import replace
 
@@ -206,7 +238,13 @@ def certify_extracted(net: Network, *, float32: bool, certificate: str | None,
     result: Any = None
     automaton: Automaton | None = None
     for _ in range(rounds):
-        automaton = learn(net, extra_words=words, walks=walks, seed=seed)
+        try:
+            automaton = learn(net, extra_words=words, walks=walks, seed=seed,
+                              max_letters=max_letters)
+        except LearningBudgetSpent as spent:
+            trail.append(f"stopped: L* fed the network {spent.letters} letters "
+                         "without settling on a hypothesis")
+            return _learning_stopped(net, result, automaton, trail, spent, start)
         result = certify(automaton, net, float32=float32, certificate=certificate,
                          network_path=network_path)
         cex = result.counterexample if result.verdict == "refuted" else None
@@ -232,3 +270,24 @@ def certify_extracted(net: Network, *, float32: bool, certificate: str | None,
     result.details["rounds"] = trail
     result.details["hypothesis"] = automaton.to_dict()
     return replace(result, seconds=time.perf_counter() - start)
+
+
+def _learning_stopped(net: Network, result: Any, automaton: Automaton | None,
+                      trail: list[str], spent: LearningBudgetSpent, start: float) -> Any:
+    """The "unknown" of a learning that spent its budget (module docstring).  An earlier
+    round's result is kept if it was "unknown"; its refutation refuted only that
+    hypothesis, so it is not reported as the verdict."""
+    from fsmnet.proofs.abstract.certify import CertifyResult
+
+    details: dict[str, Any] = {}
+    proved_length = None
+    if automaton is not None and result is not None:
+        details["hypothesis"] = automaton.to_dict()
+        details["learned"] = f"{automaton.n_states} states (L*, aalpy), before the budget"
+        proved_length = result.proved_length if result.verdict == "unknown" else None
+    details["note"] = (f"learning stopped after {spent.letters} letters: the network does "
+                       "not behave like a small automaton on random words; compare it "
+                       "with a known one instead (certify SPEC NET)")
+    details["rounds"] = trail
+    return CertifyResult("unknown", "extraction", proved_length=proved_length,
+                         seconds=time.perf_counter() - start, details=details)
