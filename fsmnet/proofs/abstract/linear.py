@@ -105,28 +105,6 @@ def _signs_along(pts: np.ndarray, v: np.ndarray) -> np.ndarray:
     return np.where(pts @ v < 0, -1, 1)
 
 
-def _ratio_bounds(m: np.ndarray, p: int, lo: np.ndarray, hi: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray, float]:
-    """Tight bounds of (M_i·y)/(M_p·y) over the box (Dinkelbach, all rows at once), and
-    the minimum of M_p·y (the denominator must stay positive)."""
-    d = m[p]
-    den_min = float(np.where(d >= 0, d * lo, d * hi).sum())
-    out = []
-    for sign in (1.0, -1.0):
-        c = sign * m
-        y = np.tile((lo + hi) / 2, (len(m), 1))
-        lam = (c * y).sum(1) / (y @ d)
-        for _ in range(30):
-            coef = c - lam[:, None] * d[None, :]
-            y = np.where(coef >= 0, lo[None, :], hi[None, :])
-            new = (c * y).sum(1) / (y @ d)
-            if np.all(new >= lam - 1e-15 * (1 + np.abs(lam))):
-                break
-            lam = np.minimum(lam, new)
-        out.append(sign * lam)
-    return out[0], out[1], den_min
-
-
 def search_boxes(chart: Chart, mats: np.ndarray, automaton: Automaton,
                  clouds: dict[int, list[np.ndarray]], *, pad: float,
                  rounding: Any = None, schedule: BoxSchedule = CONTRACTING,
@@ -150,9 +128,16 @@ def search_boxes(chart: Chart, mats: np.ndarray, automaton: Automaton,
     ``rounding`` that knows h0, box 0 is grown to hold the chart image of every
     float32 rounding of h0, as the checker requires.
     """
+    from fsmnet.proofs.abstract.ratio_bounds import ratio_bounds
+
     b, binv = chart.floats()
     p = chart.pivot
-    ms = [b @ a @ binv for a in mats] if charted is None else charted
+    ms = [np.ascontiguousarray(m, dtype=float)
+          for m in ([b @ a @ binv for a in mats] if charted is None else charted)]
+    negated = [-m for m in ms]
+    widenings = [] if rounding is None else [
+        rounding.chart_widening(mats[a], b, binv, p, None if errors is None else errors[a])
+        for a in range(len(mats))]
     ys = {q: np.array([b @ h for h in hs]) for q, hs in clouds.items() if len(hs)}
     for q in sorted(ys, key=lambda q: q != automaton.initial):  # initial first
         if np.any(ys[q][:, p] <= 0) and not (signed and np.all(ys[q][:, p] != 0)):
@@ -160,15 +145,14 @@ def search_boxes(chart: Chart, mats: np.ndarray, automaton: Automaton,
 
     def image(lo: np.ndarray, hi: np.ndarray, a: int) -> tuple[np.ndarray, np.ndarray, float]:
         flip = 1.0
-        ilo, ihi, den = _ratio_bounds(ms[a], p, lo, hi)
+        ilo, ihi, den = ratio_bounds(ms[a], p, lo, hi)
         if den <= 0 and signed:  # the same ratios; φ negative on the whole image?
             flip = -1.0
-            ilo, ihi, den = _ratio_bounds(-ms[a], p, lo, hi)
+            ilo, ihi, den = ratio_bounds(negated[a], p, lo, hi)
             if den <= 0:
                 return ilo, ihi, 0.0
         if rounding is not None and den > 0:
-            err = rounding.chart_error(flip * ms[a], flip * mats[a], b, binv, p, lo, hi, den,
-                                       None if errors is None else errors[a])
+            err = widenings[a](lo, hi, den)
             ilo, ihi = ilo - err, ihi + err
         ilo[p] = ihi[p] = 1.0
         return ilo, ihi, flip * den

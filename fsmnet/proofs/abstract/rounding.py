@@ -26,6 +26,7 @@ the boxes found absorb the rounding error; soundness is the checker's.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -53,19 +54,26 @@ class Float32Model:
         self.readout32 = np.vectorize(round32, otypes=[np.float64])(
             np.asarray(readout_exact, dtype=object))
 
-    def chart_error(self, m: np.ndarray, a: np.ndarray, b: np.ndarray, binv: np.ndarray,
-                    p: int, lo: np.ndarray, hi: np.ndarray, den: float,
-                    err: np.ndarray | None = None) -> np.ndarray:
-        """A float estimate (generous) of the rounding error in chart coordinates; ``err``
-        replaces the one-step error of ``a`` (a stride's word: :mod:`.strided`)."""
-        n = len(a)
+    def chart_widening(self, a: np.ndarray, b: np.ndarray, binv: np.ndarray, p: int,
+                       err: np.ndarray | None = None
+                       ) -> Callable[[np.ndarray, np.ndarray, float], np.ndarray]:
+        """The float estimate (generous) of one step's rounding error in chart
+        coordinates, as a function of the box (lo, hi) and the image's least
+        denominator; ``err`` replaces the one-step error of ``a`` (a stride's word:
+        :mod:`.strided`).  What depends on the symbol only is computed here, once."""
         if err is None:
-            err = (gamma(n) + U32) * np.abs(a).sum(1) * 1.01 + 1e-40
-        big = np.maximum(np.abs(binv) @ np.maximum(np.abs(lo), np.abs(hi)), 1e-300).max()
-        t = np.maximum(np.abs(lo), np.abs(hi))
-        w = np.abs(b) @ err + t * (np.abs(b[p]) @ err)
-        out: np.ndarray = 2.0 * big * w / max(den, 1e-300)
-        return out
+            err = (gamma(len(a)) + U32) * np.abs(a).sum(1) * 1.01 + 1e-40
+        abs_binv = np.abs(binv)
+        spread = np.abs(b) @ err
+        pivot_spread = float(np.abs(b[p]) @ err)
+
+        def widening(lo: np.ndarray, hi: np.ndarray, den: float) -> np.ndarray:
+            t = np.maximum(np.abs(lo), np.abs(hi))
+            big = max(float((abs_binv @ t).max()), 1e-300)
+            out: np.ndarray = 2.0 * big * (spread + t * pivot_spread) / max(den, 1e-300)
+            return out
+
+        return widening
 
     def slice_error(self, a: np.ndarray, phi: np.ndarray, lo: np.ndarray, hi: np.ndarray,
                     den: float, image: tuple[np.ndarray, np.ndarray]) -> np.ndarray:

@@ -60,27 +60,6 @@ def knapsack_min(c: np.ndarray, phi: np.ndarray, lo: np.ndarray, hi: np.ndarray
     return (c * h).sum(1), h, mu
 
 
-def _bounds(a: np.ndarray, phi: np.ndarray, lo: np.ndarray, hi: np.ndarray
-            ) -> tuple[np.ndarray, np.ndarray, float]:
-    """Tight bounds of (A h)_i / φ·(A h) over S (Dinkelbach), and min of φ·A h."""
-    d = phi @ a
-    den, _, _ = knapsack_min(d[None, :], phi, lo, hi)
-    out = []
-    for sign in (1.0, -1.0):
-        c = sign * a
-        h = np.tile((lo + hi) / 2, (len(a), 1))
-        h = h / (h @ phi)[:, None]
-        lam = (c * h).sum(1) / (h @ d)
-        for _ in range(30):
-            _, h, _ = knapsack_min(c - lam[:, None] * d[None, :], phi, lo, hi)
-            new = (c * h).sum(1) / (h @ d)
-            if np.all(new >= lam - 1e-15 * (1 + np.abs(lam))):
-                break
-            lam = np.minimum(lam, new)
-        out.append(sign * lam)
-    return out[0], out[1], float(den[0])
-
-
 def search(phi: np.ndarray, mats: np.ndarray, automaton: Automaton,
            clouds: dict[int, list[np.ndarray]], *, pad: float, rounding: Any = None,
            schedule: BoxSchedule = SCHEDULE) -> BoxSearch:
@@ -88,9 +67,13 @@ def search(phi: np.ndarray, mats: np.ndarray, automaton: Automaton,
     scaled onto φ·h = 1, and ``rounding``
     (:class:`fsmnet.proofs.abstract.rounding.Float32Model`) adds its error to every
     image.  Every coordinate is free, so none is pinned."""
+    from fsmnet.proofs.abstract.ratio_bounds import slice_bounds
+
+    mats = np.ascontiguousarray(mats, dtype=float)
+    phi = np.ascontiguousarray(phi, dtype=float)
 
     def image(lo: np.ndarray, hi: np.ndarray, a: int) -> tuple[np.ndarray, np.ndarray, float]:
-        ilo, ihi, den = _bounds(mats[a], phi, lo, hi)
+        ilo, ihi, den = slice_bounds(mats[a], phi, lo, hi)
         if rounding is not None and den > 0:
             err = rounding.slice_error(mats[a], phi, lo, hi, den, (ilo, ihi))
             ilo, ihi = ilo - err, ihi + err
