@@ -252,7 +252,8 @@ def test_float32_claims_of_rescaled_compiled_nets_are_proved(i: int, tmp_path: P
     assert cli(check) == 0
 
 
-@pytest.mark.parametrize("category", ["a", "b", "bc"])
+@pytest.mark.parametrize("category", ["a", pytest.param("b", marks=pytest.mark.slow),
+                                      pytest.param("bc", marks=pytest.mark.slow)])
 def test_sixty_four_dimensions(category: str, tmp_path: Path) -> None:
     # a 7-state random machine (H = 7) padded to H = 64: 57 extra coordinates; the time
     # (1.5 to 3.5 s on 2 shared cores) is in docs/certify.md, not asserted here

@@ -56,7 +56,7 @@ def partially_ordered(draw):
                      outputs=outputs)
 
 
-@settings(max_examples=examples(25))
+@settings(max_examples=examples(10))
 @given(partially_ordered(), st.integers(0, 2**31 - 1))
 def test_the_network_follows_the_automaton_on_every_word(raw, seed):
     a = raw.minimal()
