@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from fractions import Fraction
+from math import lcm
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -33,6 +34,35 @@ def normalize(h: np.ndarray) -> np.ndarray:
     if scale == 0:
         return h
     return h / scale
+
+
+def integer_matrices(mats: np.ndarray) -> list[list[list[int]]] | None:
+    """Each rational matrix times the least common multiple of its denominators, as
+    rows of Python ints; None if an entry is not rational (a cyclotomic weight)."""
+    out = []
+    for m in mats:
+        if not all(isinstance(x, (Fraction, int)) for x in m.ravel()):
+            return None
+        d = lcm(*(Fraction(x).denominator for x in m.ravel()))
+        out.append([[int(Fraction(x) * d) for x in row] for row in m])
+    return out
+
+
+def integer_step(rows: list[list[int]], state: np.ndarray) -> np.ndarray | None:
+    """normalize(A·state) computed on integers: A = rows / D and state = v / L for
+    positive D and L, so A·state = (rows·v) / (D·L) has the direction of rows·v, and
+    normalizing divides by the largest entry either way.  The same Fractions as the
+    rational product, without a gcd per product and sum.  None where the state is
+    not rational or the image is zero (the caller's general path handles both)."""
+    if not all(isinstance(x, (Fraction, int)) for x in state):
+        return None
+    common = lcm(*(Fraction(x).denominator for x in state))
+    v = [int(Fraction(x) * common) for x in state]
+    w = [sum(a * b for a, b in zip(row, v)) for row in rows]
+    scale = max(abs(x) for x in w)
+    if scale == 0:
+        return None
+    return np.array([Fraction(x, scale) for x in w], dtype=object)
 
 
 class LinearRecurrence:
@@ -79,6 +109,13 @@ class LinearRecurrence:
         return normalize(to_fractions(h0) if exact else np.array(h0, dtype=np.float64))
 
     def step(self, net: Network, state: np.ndarray, symbol: int, exact: bool) -> np.ndarray:
+        if exact:
+            rows = net.cached("matrices_integer",
+                              lambda: integer_matrices(self.matrices(net, True)))
+            if rows is not None:
+                stepped = integer_step(rows[symbol], state)
+                if stepped is not None:
+                    return stepped
         return normalize(self.matrices(net, exact)[symbol].dot(state))
 
     def readout_matrix(self, net: Network, exact: bool) -> np.ndarray:
