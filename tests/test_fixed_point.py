@@ -140,7 +140,7 @@ def permutation_automata(draw: st.DrawFn) -> Automaton:
                      initial=0, outputs=outputs)
 
 
-@settings(max_examples=examples(6))
+@settings(max_examples=examples(3))
 @given(permutation_automata(), st.integers(0, 1000))
 def test_random_permutation_automata(a: Automaton, seed: int) -> None:
     net = compile_automaton(a, "fixed-point")

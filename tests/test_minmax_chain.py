@@ -49,7 +49,7 @@ def _agrees(a: Automaton, net, length: int = 6) -> bool:
     return True
 
 
-@settings(max_examples=examples(25))
+@settings(max_examples=examples(10))
 @given(sizes=st.lists(st.integers(2, 3), min_size=2, max_size=4),
        letters=st.integers(2, 3), seed=st.integers(0, 10**6))
 def test_chain_cascades_of_reset_cascades_are_exact(sizes, letters, seed) -> None:

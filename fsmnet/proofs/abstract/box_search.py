@@ -82,18 +82,12 @@ class BoxSearch:
 
 
 def clusters(ts: np.ndarray, radius: float) -> list[np.ndarray]:
-    """Leader clustering of points in the sup norm (order as sampled)."""
-    groups: list[list[int]] = []
-    leaders: list[np.ndarray] = []
-    for i, t in enumerate(ts):
-        for g, lead in enumerate(leaders):
-            if np.max(np.abs(t - lead)) <= radius:
-                groups[g].append(i)
-                break
-        else:
-            leaders.append(t)
-            groups.append([i])
-    return [ts[g] for g in groups]
+    """Leader clustering of points in the sup norm (order as sampled; the groups in
+    the order they open, :mod:`.leader_clusters`)."""
+    from fsmnet.proofs.abstract.leader_clusters import leader_groups
+
+    group = leader_groups(np.ascontiguousarray(ts, dtype=float), float(radius))
+    return [ts[group == g] for g in range(int(group.max()) + 1)] if len(ts) else []
 
 
 def _unpinned(v: np.ndarray, pinned: int | None) -> np.ndarray:
