@@ -12,8 +12,11 @@ S_k, one per rank k (Howie §2.2).
 from __future__ import annotations
 
 import math
+import os
+import sys
 from functools import reduce
 from itertools import product
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -219,3 +222,46 @@ def test_commutativity_is_of_the_generators() -> None:
         pairs = TransitionMonoid.from_transformations(list(gens)).is_commutative
         a, b = (tuple(g) for g in gens)
         assert pairs == (then(a, b) == then(b, a))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux's")
+def test_the_forked_child_dies_with_a_killed_parent(tmp_path: Path) -> None:
+    # A parent killed outright (SIGKILL: no Python code runs) must not leave its child
+    # computing on a core.  The monoid of random:n=20,k=3,seed=1 keeps Konieczny busy
+    # for minutes (the Ctrl-C test of `fsmnet info` uses it).  Oracle: /proc, the
+    # kernel's own list of the parent's children and of the child's state.
+    import signal
+    import subprocess
+    import time
+
+    import fsmnet
+
+    gens = [[int(v) for v in row] for row in fsmnet.load("random:n=20,k=3,seed=1").minimal().delta]
+    code = ("import fsmnet.algebra.konieczny as k; k.IN_PROCESS_SECONDS = 0.0; "
+            f"k.konieczny_structure({gens!r}, None)")
+    parent = subprocess.Popen([sys.executable, "-c", code])
+    children = Path(f"/proc/{parent.pid}/task/{parent.pid}/children")
+    child = ""
+    for _ in range(600):  # a bound against a hang (60 s), not a measurement
+        child = children.read_text().strip() if children.exists() else ""
+        if child:
+            break
+        time.sleep(0.1)
+    assert child, "the parent never forked"
+    parent.send_signal(signal.SIGKILL)
+    parent.wait()
+
+    def alive(pid: str) -> bool:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except FileNotFoundError:
+            return False
+        return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")  # zombie or dead
+
+    for _ in range(100):
+        if not alive(child):
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(int(child), signal.SIGKILL)
+        raise AssertionError("the child kept computing after its parent was killed")

@@ -35,6 +35,8 @@ SLICE_SECONDS = 0.2
 # Small monoids (nearly all of them) finish here, without the cost of a fork.
 IN_PROCESS_SECONDS = 0.5
 
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
 
 class TooManyElements(FsmnetError):
     """More elements than the limit; the caller words the message."""
@@ -91,14 +93,30 @@ def _describe(k: Any) -> dict[str, Any]:
             "green": green, "d_classes": classes}
 
 
+def _die_with(parent: int) -> None:
+    """Ask Linux to kill this process when its parent dies (prctl PR_SET_PDEATHSIG):
+    a parent killed outright (SIGKILL, an out-of-memory kill) then leaves no child
+    computing for minutes.  Where prctl is missing the child only checks once."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL))
+    except (OSError, AttributeError):  # not Linux
+        pass
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)
+
+
 def _in_child(generators: Sequence[Sequence[int]], limit: int | None) -> dict[str, Any]:
     read_end, write_end = os.pipe()
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:  # the child: compute, write one JSON document, leave without cleanup
         status = 1
         try:
             os.close(read_end)
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides
+            _die_with(parent)
             try:
                 payload: dict[str, Any] = {"structure": _run(generators, limit, None)[1]}
             except TooManyElements:
