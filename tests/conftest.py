@@ -38,6 +38,7 @@ from __future__ import annotations
 import itertools
 import os
 import re
+import signal
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,13 @@ from hypothesis_budget import DEFAULT_EXAMPLES, THOROUGH_FACTOR
 if os.environ.get("PYTEST_XDIST_WORKER"):
     for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ.setdefault(_var, "1")
+
+# A run started in the background of a non-interactive shell (``pytest &``) begins
+# with SIGINT ignored, and an ignored signal stays ignored in every child: the CLI
+# processes of the Ctrl-C tests would ignore their Ctrl-C and time out.  A handler
+# here (not an ignore) resets to the default in each child at exec.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 settings.register_profile("default", deadline=None, derandomize=True, database=None,
                           max_examples=DEFAULT_EXAMPLES)
