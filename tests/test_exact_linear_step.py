@@ -1,10 +1,10 @@
-"""The exact linear step on integers (fsmnet/nets/linear.py, ``integer_step``) against
-the rational product it replaces.
+"""The exact linear step and readout on integers (fsmnet/nets/linear.py,
+``integer_step`` and ``integer_argmax``) against the rational products they replace.
 
 Independent source: ``normalize(A.dot(state))`` over Python Fractions (object
 arrays, one rational operation at a time), the definition of the exact step in
-docs/formats.md.  The integer path must give the same Fractions, entry for
-entry, on random rational matrices and states, including zero rows, a zero
+docs/formats.md, and the first maximum of ``R.dot(state)`` for the readout.  The
+integer path must give the same Fractions, entry for entry, and the same label, on random rational matrices and states, including zero rows, a zero
 image (left to the general path) and a cyclotomic-like non-rational entry
 (refused, so the general path runs).
 """
@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import fsmnet
-from fsmnet.nets.linear import integer_matrices, integer_step, normalize
+from fsmnet.nets.linear import integer_argmax, integer_matrices, integer_step, normalize
 
 RATIONAL = st.fractions(min_value=-20, max_value=20, max_denominator=60)
 
@@ -44,6 +44,18 @@ def test_the_integer_step_is_the_rational_step(data, h):
             assert all(type(x) is Fraction for x in got)
 
 
+@given(data=st.data(), h=st.integers(1, 5), labels=st.integers(1, 4))
+def test_the_integer_argmax_is_the_first_rational_argmax(data, h, labels):
+    readout = _array(data.draw, (labels, h))
+    if labels > 1 and data.draw(st.booleans()):
+        readout[-1] = readout[0]  # a tie between the first and the last label
+    state = _array(data.draw, (h,))
+    scores = list(readout.dot(state))
+    first_max = scores.index(max(scores))  # the rational scores, first maximum
+    rows = integer_matrices(readout[None])
+    assert rows is not None and integer_argmax(rows[0], state) == first_max
+
+
 def test_a_non_rational_entry_leaves_the_general_path() -> None:
     class Irrational:  # stands for a cyclotomic weight: not a Fraction
         pass
@@ -53,7 +65,7 @@ def test_a_non_rational_entry_leaves_the_general_path() -> None:
     assert integer_step([[1, 0], [0, 1]], np.array([Fraction(1), 0.5], dtype=object)) is None
 
 
-def test_perturbed_networks_run_the_same_exact_states_either_way() -> None:
+def test_perturbed_networks_run_the_same_exact_states_and_labels_either_way() -> None:
     # The network's own exact step (integer path) against the rational product, on
     # every word up to length 5 of compiled nets whose weights are perturbed (float64
     # weights: rationals with large power-of-two denominators).
@@ -72,5 +84,7 @@ def test_perturbed_networks_run_the_same_exact_states_either_way() -> None:
                 for a in range(len(net.symbols)):
                     got = sem.step(net, h, a, True)
                     assert list(got) == list(normalize(mats[a].dot(h)))
+                    scores = list(sem.readout_matrix(net, True).dot(got))
+                    assert sem.readout(net, got, True) == scores.index(max(scores))
                     nxt.append(got)
             level = nxt

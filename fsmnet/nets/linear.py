@@ -48,21 +48,40 @@ def integer_matrices(mats: np.ndarray) -> list[list[list[int]]] | None:
     return out
 
 
+def _integer_vector(state: np.ndarray) -> list[int] | None:
+    """The rational ``state`` times the least common multiple of its denominators
+    (a positive scale), or None if an entry is not rational."""
+    if not all(isinstance(x, (Fraction, int)) for x in state):
+        return None
+    common = lcm(*(Fraction(x).denominator for x in state))
+    return [int(Fraction(x) * common) for x in state]
+
+
 def integer_step(rows: list[list[int]], state: np.ndarray) -> np.ndarray | None:
     """normalize(A·state) computed on integers: A = rows / D and state = v / L for
     positive D and L, so A·state = (rows·v) / (D·L) has the direction of rows·v, and
     normalizing divides by the largest entry either way.  The same Fractions as the
     rational product, without a gcd per product and sum.  None where the state is
     not rational or the image is zero (the caller's general path handles both)."""
-    if not all(isinstance(x, (Fraction, int)) for x in state):
+    v = _integer_vector(state)
+    if v is None:
         return None
-    common = lcm(*(Fraction(x).denominator for x in state))
-    v = [int(Fraction(x) * common) for x in state]
     w = [sum(a * b for a, b in zip(row, v)) for row in rows]
     scale = max(abs(x) for x in w)
     if scale == 0:
         return None
     return np.array([Fraction(x, scale) for x in w], dtype=object)
+
+
+def integer_argmax(rows: list[list[int]], state: np.ndarray) -> int | None:
+    """The first argmax of R·state on integers (R = rows / D, state = v / L: a positive
+    scale of the scores, so the same argmax and the same ties); None if the state is
+    not rational."""
+    v = _integer_vector(state)
+    if v is None:
+        return None
+    scores = [sum(a * b for a, b in zip(row, v)) for row in rows]
+    return max(range(len(scores)), key=lambda i: (scores[i], -i))
 
 
 class LinearRecurrence:
@@ -124,6 +143,13 @@ class LinearRecurrence:
         return net.params["readout"]
 
     def readout(self, net: Network, state: np.ndarray, exact: bool) -> int:
+        if exact:
+            rows = net.cached("readout_integer",
+                              lambda: integer_matrices(self.readout_matrix(net, True)[None]))
+            if rows is not None:
+                label = integer_argmax(rows[0], state)
+                if label is not None:
+                    return label
         scores = self.readout_matrix(net, exact).dot(state)
         return int(np.argmax(scores)) if not exact else _argmax_exact(scores)
 
