@@ -29,25 +29,34 @@ STEPS = 30  # Dinkelbach converges in a few steps on a box (finitely many vertic
 
 
 @njit(cache=True)
-def _extreme(m: np.ndarray, i: int, d: np.ndarray, sign: float, lo: np.ndarray,
-             hi: np.ndarray) -> float:
-    """min over the box of (sign·M_i·y)/(d·y), by Dinkelbach steps from the midpoint."""
+def _ratio(a: np.ndarray, i: int, sign: float, d: np.ndarray, h: np.ndarray) -> float:
+    """(sign·A_i·h) / (d·h)."""
     num = 0.0
     den = 0.0
-    for j in range(d.shape[0]):
-        y = (lo[j] + hi[j]) / 2
-        num += sign * m[i, j] * y
-        den += d[j] * y
-    lam = num / den
+    for k in range(d.shape[0]):
+        num += sign * a[i, k] * h[k]
+        den += d[k] * h[k]
+    return num / den
+
+
+@njit(cache=True)
+def _extreme(a: np.ndarray, i: int, d: np.ndarray, sign: float, lo: np.ndarray,
+             hi: np.ndarray, start: np.ndarray, phi: np.ndarray, on_slice: bool) -> float:
+    """min of (sign·A_i·h)/(d·h) over the box, or over the slice box φ·h = 1 when
+    ``on_slice``, by Dinkelbach steps from ``start`` (a point of the domain: a start
+    outside it could stop below the minimum)."""
+    h = start.copy()
+    lam = _ratio(a, i, sign, d, h)
+    coef = np.empty(d.shape[0])
     for _ in range(STEPS):
-        num = 0.0
-        den = 0.0
-        for j in range(d.shape[0]):
-            c = sign * m[i, j]
-            y = lo[j] if c - lam * d[j] >= 0 else hi[j]
-            num += c * y
-            den += d[j] * y
-        new = num / den
+        for k in range(d.shape[0]):
+            coef[k] = sign * a[i, k] - lam * d[k]
+        if on_slice:
+            _knapsack_argmin(coef, phi, lo, hi, h)
+        else:  # a linear form's minimum over a box: each coordinate at its best end
+            for k in range(d.shape[0]):
+                h[k] = lo[k] if coef[k] >= 0 else hi[k]
+        new = _ratio(a, i, sign, d, h)
         if new >= lam - 1e-15 * (1 + abs(lam)):
             break
         lam = min(lam, new)
@@ -63,11 +72,13 @@ def ratio_bounds(m: np.ndarray, p: int, lo: np.ndarray, hi: np.ndarray
     den_min = 0.0
     for j in range(d.shape[0]):
         den_min += d[j] * lo[j] if d[j] >= 0 else d[j] * hi[j]
+    middle = (lo + hi) / 2
+    unused = np.empty(0)
     lower = np.empty(m.shape[0])
     upper = np.empty(m.shape[0])
     for i in range(m.shape[0]):
-        lower[i] = _extreme(m, i, d, 1.0, lo, hi)
-        upper[i] = -_extreme(m, i, d, -1.0, lo, hi)
+        lower[i] = _extreme(m, i, d, 1.0, lo, hi, middle, unused, False)
+        upper[i] = -_extreme(m, i, d, -1.0, lo, hi, middle, unused, False)
     return lower, upper, den_min
 
 
@@ -98,36 +109,6 @@ def _knapsack_argmin(c: np.ndarray, phi: np.ndarray, lo: np.ndarray, hi: np.ndar
 
 
 @njit(cache=True)
-def _slice_extreme(a: np.ndarray, i: int, d: np.ndarray, phi: np.ndarray, sign: float,
-                   lo: np.ndarray, hi: np.ndarray, start: np.ndarray) -> float:
-    """min over the slice box of (sign·A_i·h)/(d·h), Dinkelbach from ``start`` (a point
-    of the slice box: a start outside it could stop below the minimum)."""
-    n = d.shape[0]
-    h = start.copy()
-    num = 0.0
-    den = 0.0
-    for k in range(n):
-        num += sign * a[i, k] * h[k]
-        den += d[k] * h[k]
-    lam = num / den
-    coef = np.empty(n)
-    for _ in range(STEPS):
-        for k in range(n):
-            coef[k] = sign * a[i, k] - lam * d[k]
-        _knapsack_argmin(coef, phi, lo, hi, h)
-        num = 0.0
-        den = 0.0
-        for k in range(n):
-            num += sign * a[i, k] * h[k]
-            den += d[k] * h[k]
-        new = num / den
-        if new >= lam - 1e-15 * (1 + abs(lam)):
-            break
-        lam = min(lam, new)
-    return lam
-
-
-@njit(cache=True)
 def slice_bounds(a: np.ndarray, phi: np.ndarray, lo: np.ndarray, hi: np.ndarray
                  ) -> tuple[np.ndarray, np.ndarray, float]:
     """(lower, upper, min of φ·A h): per row i, the bounds of (A h)_i / φ·(A h) over
@@ -145,6 +126,6 @@ def slice_bounds(a: np.ndarray, phi: np.ndarray, lo: np.ndarray, hi: np.ndarray
     lower = np.empty(n)
     upper = np.empty(n)
     for i in range(n):
-        lower[i] = _slice_extreme(a, i, d, phi, 1.0, lo, hi, h)
-        upper[i] = -_slice_extreme(a, i, d, phi, -1.0, lo, hi, h)
+        lower[i] = _extreme(a, i, d, 1.0, lo, hi, h, phi, True)
+        upper[i] = -_extreme(a, i, d, -1.0, lo, hi, h, phi, True)
     return lower, upper, den
