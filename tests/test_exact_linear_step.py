@@ -4,9 +4,10 @@
 Independent source: ``normalize(A.dot(state))`` over Python Fractions (object
 arrays, one rational operation at a time), the definition of the exact step in
 docs/formats.md, and the first maximum of ``R.dot(state)`` for the readout.  The
-integer path must give the same Fractions, entry for entry, and the same label, on random rational matrices and states, including zero rows, a zero
-image (left to the general path) and a cyclotomic-like non-rational entry
-(refused, so the general path runs).
+integer path must give the same Fractions, entry for entry, and the same label,
+on random rational matrices and states, including zero rows, a zero image (left
+to the general path) and a cyclotomic-like non-rational entry (refused, so the
+general path runs).
 """
 
 from __future__ import annotations
