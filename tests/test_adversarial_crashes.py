@@ -480,3 +480,17 @@ def test_every_symbol_order_of_the_trained_flipflop(trained_flipflop) -> None:
         net = _permuted(trained_flipflop, list(perm))
         result = fsmnet.certify(None, net)
         assert result.verdict == "unknown" and result.counterexample is None, (perm, result)
+
+
+def test_a_block_network_has_no_single_linear_model_and_says_so() -> None:
+    """A trained bilinear-block network with unequal blocks (H = 5: blocks of 2 and 3)
+    made ``linear_model`` fail with numpy's "could not broadcast (2, 2, 2) into (2,)"
+    (docs/experiments.md, train until proved); any block network (a compiled one
+    here) now gets a typed error naming the class."""
+    from fsmnet.errors import FsmnetError
+    from fsmnet.proofs.certificate_models import block_model, linear_model
+
+    net = fsmnet.compile("modadd:3", "bilinear-block")
+    with pytest.raises(FsmnetError, match="bilinear-block network is not one linear"):
+        linear_model(net)
+    assert block_model(net)["type"] == "bilinear-block"  # the model it does have

@@ -70,8 +70,16 @@ def exact_qs(array: Any) -> Any:
 
 
 def linear_model(net: Network) -> dict[str, Any]:
-    """The exact model of a linear recurrence: per-symbol matrices, h0 and readout."""
+    """The exact model of a linear recurrence: per-symbol matrices, h0 and readout.
+
+    Raises :class:`FsmnetError` for a network that is not one linear recurrence (a
+    ``bilinear-block`` network's state is a tuple of blocks: :func:`block_model`)."""
+    from fsmnet.nets.linear import LinearRecurrence
+
     sem: Any = net.semantics
+    if not isinstance(sem, LinearRecurrence):
+        raise FsmnetError(f"a {net.arch} network is not one linear recurrence: it has no "
+                          "single matrix per symbol")
     return {
         "type": "linear",
         "matrices": exact_qs(sem.matrices(net, True)),
