@@ -69,11 +69,7 @@ class MinMaxBoxes:
                     points.append((y, key[1]))
                 row.append(index[key])
             succ.append(row)
-            r = right[q]
-            low = maxmin_matvec(p["readout"][r], x)
-            high = maxmin_matvec(p["readout"], x)
-            if any(c != r and not (low > high[c] if c < r else low >= high[c])
-                   for c in range(len(high))):
+            if not _reads_right(p["readout"], right[q], x, x):
                 return None, f"an exact state of automaton state {q} is read out wrongly"
         return {"domain": self.name, "rounding": _rounding(float32),
                 "initial_box": 0, "successors": succ,
@@ -112,11 +108,7 @@ class MinMaxBoxes:
                         boxes[t] = (np.minimum(ilo, tlo), np.maximum(ihi, thi))
                         changed = True
         for q, (lo, hi) in boxes.items():
-            r = right[q]
-            low = maxmin_matvec(p["readout"][r], lo)
-            high = maxmin_matvec(p["readout"], hi)
-            if any(c != r and not (low > high[c] if c < r else low >= high[c])
-                   for c in range(len(high))):
+            if not _reads_right(p["readout"], right[q], lo, hi):
                 return None, f"the box of state {q} mixes labels (the hull is too coarse)"
         ids = sorted(boxes)
         pos = {q: i for i, q in enumerate(ids)}
@@ -126,6 +118,16 @@ class MinMaxBoxes:
                                 for a in range(automaton.n_symbols)] for q in ids],
                 "boxes": [{"state": q, "lo": _strings(boxes[q][0]), "hi": _strings(boxes[q][1])}
                           for q in ids]}, f"{len(boxes)} boxes closed"
+
+
+def _reads_right(readout: np.ndarray, r: int, lo: np.ndarray, hi: np.ndarray) -> bool:
+    """Label r wins on the whole box [lo, hi]: its max-min score at lo (monotone, so
+    its least) beats every other label's at hi (their greatest), a tie only against a
+    later label (the argmax keeps the first)."""
+    low = maxmin_matvec(readout[r], lo)
+    high = maxmin_matvec(readout, hi)
+    return all(c == r or (low > high[c] if c < r else low >= high[c])
+               for c in range(len(high)))
 
 
 def _rounding(float32: bool) -> str:
