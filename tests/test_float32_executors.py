@@ -90,7 +90,7 @@ CASCADES = ("minmax-cascade", "minmax-scalar")
                          [(*c, False) for c in CASES] + [(*c, True) for c in CASES
                                                          if c[1] not in SELECT])
 def test_torch_run_and_reference_agree_on_1e5_symbols(spec, arch, perturb):
-    _agree(spec, arch, perturb, 20_000 if arch in CASCADES else LENGTH)
+    _agree(spec, arch, perturb, 5_000 if arch in CASCADES else LENGTH)  # 10^5: slow twin
 
 
 @pytest.mark.slow

@@ -66,6 +66,7 @@ def test_partially_ordered_machines_compile_agree_and_prove(n, k, seed, labels, 
     assert verify(a, net).verdict == "proved"
 
 
+@pytest.mark.slow  # a scale check; the property above covers the construction
 def test_a_200_state_random_acyclic_machine_compiles_proves_and_checks(tmp_path):
     a = _extensive(200, 1).minimal()
     assert threshold_spec(a) is None  # its letters are not monotone along any order tried
