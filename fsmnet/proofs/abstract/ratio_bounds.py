@@ -12,7 +12,8 @@ and :func:`slice_bounds` the same for (A h)_i / φ·(A h) over the slice box
 minimum of (M_i − λ d)·y over the box is taken at a vertex (lo_j where the
 coefficient is ≥ 0, hi_j elsewhere; on a slice, the knapsack's greedy point);
 the ratio there is the next λ, and λ stops falling at the minimum.
-Each step costs O(H) per row on a box, O(H log H) on a slice.
+Each step costs O(H) per row on a box, O(H log H) on a slice.  The same greedy
+gives the slice-box certificate's multipliers (:func:`knapsack_duals`).
 
 The box search calls these hundreds of thousands of times on small matrices,
 where NumPy's overhead per call would outweigh the arithmetic.  Nothing here
@@ -84,9 +85,11 @@ def ratio_bounds(m: np.ndarray, p: int, lo: np.ndarray, hi: np.ndarray
 
 @njit(cache=True)
 def _knapsack_argmin(c: np.ndarray, phi: np.ndarray, lo: np.ndarray, hi: np.ndarray,
-                     h: np.ndarray) -> None:
+                     h: np.ndarray) -> float:
     """h := a minimizer of c·h over {φ·h = 1, lo ≤ h ≤ hi}: fill g_k = φ_k h_k greedily
-    in the order of c_k / φ_k; a coordinate with φ_k = 0 sits at its own best end."""
+    in the order of c_k / φ_k; a coordinate with φ_k = 0 sits at its own best end.
+    Returns the optimal dual μ: the ratio c_k / φ_k of the item that fills the slice
+    (0 where none is finite)."""
     n = c.shape[0]
     ratio = np.empty(n)
     need = 1.0
@@ -97,15 +100,33 @@ def _knapsack_argmin(c: np.ndarray, phi: np.ndarray, lo: np.ndarray, hi: np.ndar
         else:
             ratio[k] = np.inf
             h[k] = lo[k] if c[k] >= 0 else hi[k]
+    order = np.argsort(ratio)
     filled = 0.0
-    for k in np.argsort(ratio):
-        if phi[k] == 0:
-            continue
-        glo = min(phi[k] * lo[k], phi[k] * hi[k])
-        cap = max(phi[k] * lo[k], phi[k] * hi[k]) - glo
-        take = min(max(need - filled, 0.0), cap)
-        filled += cap
-        h[k] = (glo + take) / phi[k]
+    mu = ratio[order[0]]  # the first item's, if the slice is never filled
+    found = False
+    for k in order:
+        if phi[k] != 0:
+            glo = min(phi[k] * lo[k], phi[k] * hi[k])
+            cap = max(phi[k] * lo[k], phi[k] * hi[k]) - glo
+            take = min(max(need - filled, 0.0), cap)
+            filled += cap
+            h[k] = (glo + take) / phi[k]
+        if not found and filled >= need - 1e-300:
+            mu = ratio[k]
+            found = True
+    return mu if np.isfinite(mu) else 0.0
+
+
+@njit(cache=True)
+def knapsack_duals(forms: np.ndarray, phi: np.ndarray, lo: np.ndarray, hi: np.ndarray
+                   ) -> np.ndarray:
+    """Per row c of ``forms``, the optimal dual μ of min c·h over the slice box
+    {φ·h = 1, lo ≤ h ≤ hi}: the multiplier a slice-box certificate writes."""
+    h = np.empty(forms.shape[1])
+    mu = np.empty(forms.shape[0])
+    for r in range(forms.shape[0]):
+        mu[r] = _knapsack_argmin(forms[r], phi, lo, hi, h)
+    return mu
 
 
 @njit(cache=True)

@@ -33,33 +33,6 @@ GRID = 2.0 ** -40
 SCHEDULE = BoxSchedule(cushion=1.0, widen_after=8)
 
 
-def knapsack_min(c: np.ndarray, phi: np.ndarray, lo: np.ndarray, hi: np.ndarray
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """min of each row of ``c`` (m × n) dotted with h over {φ·h = 1, lo ≤ h ≤ hi}:
-    (values, minimizers (m × n), optimal dual μ per row).
-
-    With g_k = φ_k h_k this is a fractional knapsack (greedy on c_k / φ_k); a
-    coordinate with φ_k = 0 is free and sits at its own best end."""
-    live = phi != 0
-    safe = np.where(live, phi, 1.0)
-    glo, ghi = np.minimum(phi * lo, phi * hi), np.maximum(phi * lo, phi * hi)
-    ratio = np.where(live[None, :], c / safe[None, :], np.inf)
-    order = np.argsort(ratio, axis=1)
-    cap = (ghi - glo)[order] * live[order]
-    need = 1.0 - float(glo[live].sum())
-    filled = np.cumsum(cap, axis=1)
-    take = np.clip(need - (filled - cap), 0, cap)
-    g = np.empty_like(c)
-    rows = np.arange(len(c))[:, None]
-    g[rows, order] = take
-    h = np.where(live[None, :], (glo[None, :] + g) / safe[None, :],
-                 np.where(c >= 0, lo[None, :], hi[None, :]))
-    marginal = np.argmax(filled >= need - 1e-300, axis=1)
-    mu = ratio[np.arange(len(c)), order[np.arange(len(c)), marginal]]
-    mu = np.where(np.isfinite(mu), mu, 0.0)
-    return (c * h).sum(1), h, mu
-
-
 def search(phi: np.ndarray, mats: np.ndarray, automaton: Automaton,
            clouds: dict[int, list[np.ndarray]], *, pad: float, rounding: Any = None,
            schedule: BoxSchedule = SCHEDULE) -> BoxSearch:
@@ -96,6 +69,7 @@ def certificate_body(phi: list[Fraction], mats: np.ndarray, readout: np.ndarray,
                      found: BoxSearch, right: dict[int, int], rounding: str
                      ) -> dict[str, Any]:
     """Dyadic boxes and one dual multiplier μ per obligation (float optima, rounded)."""
+    from fsmnet.proofs.abstract.ratio_bounds import knapsack_duals
     from fsmnet.proofs.certificate_models import exact_qs
 
     assert found.boxes is not None
@@ -113,11 +87,11 @@ def certificate_body(phi: list[Fraction], mats: np.ndarray, readout: np.ndarray,
             upper = thi[:, None] * d[None, :] - mats[a]
             # the checker's order: φA, then (lower, upper) for each coordinate
             forms = np.vstack([d[None, :], np.stack([lower, upper], 1).reshape(-1, len(d))])
-            _, _, mu = knapsack_min(forms, phif, flo, fhi)
+            mu = knapsack_duals(forms, phif, flo, fhi)
             steps.append([_dyadic(float(m), False) for m in mu])
         r = right[found.owner[i]]
-        forms = readout[r][None, :] - readout
-        _, _, mu = knapsack_min(forms, phif, flo, fhi)
+        forms = np.ascontiguousarray(readout[r][None, :] - readout, dtype=float)
+        mu = knapsack_duals(forms, phif, flo, fhi)
         mults.append({"steps": [exact_qs(s) for s in steps],
                       "readout": exact_qs([_dyadic(float(m), False) for m in mu])})
     return {"domain": "slice-box", "rounding": rounding, "phi": exact_qs(phi),
