@@ -35,7 +35,9 @@ def test_fast_path_applies_to_compiled_bilinear_full_only() -> None:
     net = fsmnet.compile("modcount:3", "bilinear-full")
     assert one_hot_model(net) is not None
     w = np.array(net.params["W"])
-    w[0, 0, 0] = 0.5  # no longer 0/1
+    w[0, 0, 0] = 0.5  # no longer 0/1, still one entry per column: normalize gives e_0
+    assert one_hot_model(net.with_params(W=w)) is not None
+    w[1, 0, 0] = 0.5  # two entries in a column: not one-hot
     assert one_hot_model(net.with_params(W=w)) is None
     h0 = np.ones(len(net.params["h0"]))  # three nonzero entries
     assert one_hot_model(net.with_params(h0=h0)) is None

@@ -119,11 +119,13 @@ def _handle(args: argparse.Namespace) -> int:
     options = parse_options(args.option or [])
     automaton = load(args.spec)
     # One-hot k×n×n tensors: the size is known from the minimal automaton before
-    # anything is built (k symbols, n states, float64).
+    # anything is built (k symbols, n states; dense or their n·k non-zeros).
     if archs.get(args.arch).one_hot_tensor and not automaton.is_semiautomaton:
+        from fsmnet.nets.sparse import stored_bytes
+
         minimal = automaton.minimal()
         n, k = minimal.n_states, minimal.n_symbols
-        estimate = 8 * k * n * n
+        estimate = stored_bytes((n, n, k), n * k)
         if estimate > args.max_bytes:
             raise _refuse_size(estimate, args.max_bytes,
                                f"the {args.arch} network ({k} symbols x {n}x{n} states)")
@@ -135,7 +137,7 @@ def _handle(args: argparse.Namespace) -> int:
     except NotExpressible as exc:
         LOG.error("not expressible: %s", exc, extra={"bare": True})
         return 1
-    size = sum(a.nbytes for a in net.params.values())
+    size = net.stored_bytes
     if size > args.max_bytes:
         raise _refuse_size(size, args.max_bytes, f"the {net.arch} network")
     if args.dot:

@@ -12,7 +12,7 @@ re-doing min/max or mat-vec arithmetic for every symbol.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,8 +29,8 @@ class Tabulated:
     ``labels[i]`` = the network label index the automaton's output id i stands for."""
 
     automaton: Automaton
-    states: list[Any]
-    index: dict[Hashable, int]
+    states: Sequence[Any]
+    index: Mapping[Hashable, int]
     labels: np.ndarray
 
 
@@ -47,6 +47,11 @@ def tabulate(net: Any, limit: int = TABULATE_LIMIT) -> Tabulated | None:
     """The reachable-state automaton of ``net``, or None beyond ``limit`` states (cached)."""
 
     def compute() -> Tabulated | None:
+        from fsmnet.nets.one_hot import one_hot_codes
+
+        codes = one_hot_codes(net, exact=False) if hasattr(net, "stored") else None
+        if codes is not None:
+            return _tabulate_codes(net, codes, limit)
         sem = net.semantics
         k = len(net.symbols)
         first = sem.initial_state(net, False)
@@ -74,3 +79,71 @@ def tabulate(net: Any, limit: int = TABULATE_LIMIT) -> Tabulated | None:
         return Tabulated(automaton, states, index, np.array(automaton.labels, dtype=np.int64))
 
     return net.cached(f"tabulated:{limit}", compute)  # type: ignore[no-any-return]
+
+
+def _tabulate_codes(net: Any, codes: Any, limit: int) -> Tabulated | None:
+    """The same breadth-first table for a ±one-hot network (fsmnet.nets.one_hot), on
+    integer codes: no H-vector is formed, and the float states are made on request."""
+    k = len(net.symbols)
+    order = [codes.initial]
+    where = {codes.initial: 0}
+    rows: list[list[int]] = []
+    while len(rows) < len(order):
+        current = order[len(rows)]
+        row = []
+        for a in range(k):
+            nxt = codes.step(current, a)
+            j = where.get(nxt)
+            if j is None:
+                if len(order) >= limit:
+                    return None
+                j = where[nxt] = len(order)
+                order.append(nxt)
+            row.append(j)
+        rows.append(row)
+    automaton = Automaton(delta=np.array(rows, dtype=np.int64).T, symbols=net.symbols,
+                          initial=0, outputs=[codes.label(c) for c in order],
+                          name=f"tabulated {net.arch}")
+    return Tabulated(automaton, _CodeStates(codes, order), _CodeIndex(codes, where),
+                     np.array(automaton.labels, dtype=np.int64))
+
+
+class _CodeStates(Sequence[np.ndarray]):
+    """The float state of each table state, made when asked for."""
+
+    def __init__(self, codes: Any, order: list[int]) -> None:
+        self._codes, self._order = codes, order
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self._codes.vector(c) for c in self._order[i]]
+        return self._codes.vector(self._order[i])
+
+
+class _CodeIndex(Mapping[Hashable, int]):
+    """:func:`freeze` key of a float state -> table state, through its code."""
+
+    def __init__(self, codes: Any, where: dict[int, int]) -> None:
+        self._codes, self._where = codes, where
+
+    def __getitem__(self, key: Hashable) -> int:
+        code = None
+        try:
+            parts: Any = key
+            shape, values = parts
+            if tuple(shape) == (self._codes.hidden,):
+                code = self._codes.code_of(np.array(values, dtype=np.float64))
+        except (TypeError, ValueError):
+            pass
+        if code is None or code not in self._where:
+            raise KeyError(key)
+        return self._where[code]
+
+    def __iter__(self) -> Any:
+        return (freeze(self._codes.vector(c)) for c in self._where)
+
+    def __len__(self) -> int:
+        return len(self._where)

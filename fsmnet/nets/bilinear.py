@@ -7,6 +7,8 @@ Tensors
 -------
 bilinear-full
     ``W`` (H, H, |Σ|): ``W[:, :, σ]`` is A(e_σ); ``h0`` (H); ``readout`` (C, H).
+    ``W`` and ``readout`` may be stored sparse (fsmnet.nets.sparse: the one-hot
+    construction on many states).
 bilinear-cp
     ``U`` (H, R), ``V`` (|Σ|, R), ``Z`` (H, R): A(x) = U diag(Vᵀx) Zᵀ, so
     A(e_σ) = U diag(V[σ]) Zᵀ; ``h0`` and ``readout`` as above.
@@ -21,7 +23,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from fsmnet.nets.linear import LinearRecurrence, to_fractions
-from fsmnet.nets.semantics import require_tensor
+from fsmnet.nets.semantics import require_stored, require_tensor
+from fsmnet.nets.sparse import SparseTensor
 
 if TYPE_CHECKING:
     from fsmnet.nets.network import Network
@@ -31,16 +34,24 @@ class FullBilinear(LinearRecurrence):
     """A(x) = Σ_k W[:, :, k] x_k."""
 
     arch = "bilinear-full"
+    sparse_tensors = frozenset({"W", "readout"})
 
     def validate_tensors(self, params: Mapping[str, np.ndarray], n_symbols: int,
                          source: str) -> int:
-        w = require_tensor(params, "W", (None, None, n_symbols), source)
-        if w.shape[0] != w.shape[1]:
-            require_tensor(params, "W", (w.shape[0], w.shape[0], n_symbols), source)
-        return int(w.shape[0])
+        shape = require_stored(params, "W", (None, None, n_symbols), source)
+        if shape[0] != shape[1]:
+            require_stored(params, "W", (shape[0], shape[0], n_symbols), source)
+        return int(shape[0])
 
     def matrices_float(self, net: Network) -> np.ndarray:
         return np.ascontiguousarray(np.moveaxis(net.params["W"], 2, 0))
+
+    def matrix_entries(self, net: Network) -> tuple[np.ndarray, ...] | None:
+        w = net.stored["W"]
+        if not isinstance(w, SparseTensor):
+            return None
+        rows, cols, symbols = w.indices  # W[i, j, σ] is row i, column j of A(e_σ)
+        return symbols, rows, cols, w.values
 
 
 class CPBilinear(LinearRecurrence):

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from fsmnet.nets.semantics import require_tensor
+from fsmnet.nets.semantics import require_stored, require_tensor
 
 if TYPE_CHECKING:
     from fsmnet.nets.network import Network
@@ -93,6 +93,8 @@ class LinearRecurrence:
     """
 
     arch = "linear"
+    sparse_tensors: frozenset[str] = frozenset()
+    """Tensors this architecture reads when stored sparse (fsmnet.nets.sparse)."""
 
     # ---------------------------------------------------------------- hooks
     def validate_tensors(self, params: Mapping[str, np.ndarray], n_symbols: int,
@@ -107,12 +109,17 @@ class LinearRecurrence:
         """Exact per-symbol matrices (object arrays of Fractions by default)."""
         return to_fractions(self.matrices_float(net))
 
+    def matrix_entries(self, net: Network) -> tuple[np.ndarray, ...] | None:
+        """(symbol, row, column, value) of the float matrices' stored entries when the
+        tensors are sparse, so that nothing forms a dense matrix; None otherwise."""
+        return None
+
     # ------------------------------------------------------------ protocol
     def validate(self, params: Mapping[str, np.ndarray], n_symbols: int, n_labels: int,
                  source: str) -> None:
         hidden = self.validate_tensors(params, n_symbols, source)
         require_tensor(params, "h0", (hidden,), source)
-        require_tensor(params, "readout", (n_labels, hidden), source)
+        require_stored(params, "readout", (n_labels, hidden), source)
 
     def hidden_size(self, net: Network) -> int:
         return int(net.params["h0"].shape[0])

@@ -9,29 +9,66 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, MutableMapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from fsmnet.errors import NetworkFileError
 from fsmnet.nets.semantics import Semantics, semantics_for
+from fsmnet.nets.sparse import SparseTensor, decode, encode
 
 FORMAT_NAME = "fsmnet-network"
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 """Newest file format.  2 added the prefix links of MinMax cascades (``link0``...,
 fsmnet.nets.minmax_cascade), 3 their components and joins (``unit_component``,
-``join1``...: product cascades); a file is written with the oldest version that
-describes it, so networks without links stay version 1, which every reader takes."""
-READ_VERSIONS = (1, 2, 3)
+``join1``...: product cascades), 4 sparse tensors (fsmnet.nets.sparse); a file is
+written with the oldest version that describes it, so networks without links or
+sparse tensors stay version 1, which every reader takes."""
+READ_VERSIONS = (1, 2, 3, 4)
 
 
-def file_version(params: dict[str, np.ndarray]) -> int:
+def file_version(params: Mapping[str, Any]) -> int:
     """The format version a network's tensors need (2 with cascade prefix links, 3 with
-    cascade components)."""
+    cascade components, 4 with a sparse tensor)."""
+    if any(isinstance(v, SparseTensor) for v in params.values()):
+        return 4
     if "unit_component" in params:
         return 3
     return 2 if "link0" in params else 1
+
+
+class _DenseView(MutableMapping[str, np.ndarray]):
+    """Tensor name -> dense read-only array, a copy of the network's table (changing it
+    changes nothing in the network, as with the dict it replaces); a sparse tensor is
+    expanded when first read (and kept by the network), so code that never reads it
+    never pays for it."""
+
+    def __init__(self, net: Network) -> None:
+        self._net = net
+        self._items: dict[str, Any] = dict(net._params)
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        value = self._items[key]
+        if not isinstance(value, SparseTensor):
+            return value  # type: ignore[no-any-return]
+        if value is not self._net._params.get(key):
+            return value.to_dense()
+        dense: np.ndarray = self._net.cached(f"dense:{key}", value.to_dense)
+        dense.setflags(write=False)
+        return dense
+
+    def __setitem__(self, key: str, value: np.ndarray) -> None:
+        self._items[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self._items[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
 
 
 class Network:
@@ -42,7 +79,9 @@ class Network:
     arch
         Stable architecture id, e.g. ``"bilinear-full"`` (docs/formats.md).
     params
-        Tensor name -> numpy array; what they mean is the architecture's
+        Tensor name -> numpy array or :class:`~fsmnet.nets.sparse.SparseTensor`
+        (stored sparse where the architecture's semantics list the name in
+        ``sparse_tensors``); what they mean is the architecture's
         :class:`~fsmnet.nets.semantics.Semantics`.  Arrays are copied and frozen.
     symbols
         Input alphabet, in symbol-index order.
@@ -64,7 +103,7 @@ class Network:
         self,
         *,
         arch: str,
-        params: Mapping[str, np.ndarray],
+        params: Mapping[str, np.ndarray | SparseTensor],
         symbols: Sequence[str],
         labels: Sequence[Any],
         options: Mapping[str, Any] | None = None,
@@ -76,8 +115,16 @@ class Network:
         # Derived data the semantics compute once (e.g. exact matrices); the
         # network is immutable, so the cache never goes stale.
         self._cache: dict[str, Any] = {}
-        frozen: dict[str, np.ndarray] = {}
+        frozen: dict[str, np.ndarray | SparseTensor] = {}
+        readable: frozenset[str] = getattr(self._semantics, "sparse_tensors", frozenset())
         for key, value in params.items():
+            if isinstance(value, SparseTensor):
+                if key not in readable:
+                    raise NetworkFileError(
+                        f"{source}: field '{key}': stored sparse, which {arch} does not "
+                        f"read (it reads sparse: {sorted(readable) or 'nothing'})")
+                frozen[str(key)] = value  # immutable already
+                continue
             arr = np.array(value, copy=True)
             arr.setflags(write=False)
             frozen[str(key)] = arr
@@ -92,7 +139,8 @@ class Network:
             raise NetworkFileError(f"{source}: field 'symbols': the alphabet is empty")
         if not self._labels:
             raise NetworkFileError(f"{source}: field 'labels': there are no output labels")
-        self._semantics.validate(self._params, len(self._symbols), len(self._labels), source)
+        self._semantics.validate(self._params, len(self._symbols),  # type: ignore[arg-type]
+                                 len(self._labels), source)
         if self._exact is not None:
             # A header is the exact truth only if every tensor it describes holds its
             # correctly rounded value bit for bit; otherwise the file is refused here.
@@ -106,9 +154,21 @@ class Network:
         return self._arch
 
     @property
-    def params(self) -> dict[str, np.ndarray]:
-        """Tensor name -> read-only numpy array."""
+    def params(self) -> MutableMapping[str, np.ndarray]:
+        """Tensor name -> read-only dense numpy array (a sparse tensor is expanded on
+        first access; :attr:`stored` gives the tensors as they are kept)."""
+        return _DenseView(self)
+
+    @property
+    def stored(self) -> dict[str, np.ndarray | SparseTensor]:
+        """Tensor name -> the read-only array or :class:`~fsmnet.nets.sparse.SparseTensor`
+        as kept in memory and in the file."""
         return dict(self._params)
+
+    @property
+    def stored_bytes(self) -> int:
+        """Bytes of the tensors as stored (coordinates and values for sparse ones)."""
+        return int(sum(a.nbytes for a in self._params.values()))
 
     @property
     def symbols(self) -> tuple[str, ...]:
@@ -146,7 +206,8 @@ class Network:
 
     @property
     def n_params(self) -> int:
-        """Total number of scalars in all tensors."""
+        """Total number of scalars in all tensors (dense sizes: a sparse tensor's zeros
+        count)."""
         return int(sum(a.size for a in self._params.values()))
 
     def with_options(self, **extra: Any) -> Network:
@@ -163,7 +224,7 @@ class Network:
 
         ``exact`` is dropped: new weights have no known exact description.
         """
-        merged = dict(self._params)
+        merged: dict[str, np.ndarray | SparseTensor] = dict(self._params)
         merged.update(arrays)
         return Network(arch=self._arch, params=merged, symbols=self._symbols,
                        labels=self._labels, options=self._options, exact=None, name=self._name)
@@ -211,10 +272,10 @@ class Network:
         from fsmnet.version import __version__
 
         # fsmnet_version is an addition within formats 1 and 2: readers ignore unknown
-        # fields, so older fsmnet still reads these files (issue 15).
-        return {
+        # fields, so older fsmnet still reads these files.
+        header: dict[str, Any] = {
             "format": FORMAT_NAME,
-            "format_version": file_version(self.params),
+            "format_version": file_version(self._params),
             "fsmnet_version": __version__,
             "arch": self._arch,
             "name": self._name,
@@ -223,6 +284,10 @@ class Network:
             "options": self._options,
             "exact": self._exact,
         }
+        sparse = encode(self._params)[1]
+        if sparse:  # only in version 4, so files without sparse tensors stay as before
+            header["sparse"] = sparse
+        return header
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write a ``.safetensors`` file with a JSON metadata header.
@@ -234,7 +299,7 @@ class Network:
 
         from fsmnet.io import write_bytes
 
-        tensors = {k: np.ascontiguousarray(v) for k, v in self._params.items()}
+        tensors = encode(self._params)[0]
         # Serialized in memory, then written by fsmnet.io: atomically to a regular file,
         # streamed to a device or pipe, "-" for standard output (issue 15).
         write_bytes(path, save(tensors, metadata={"fsmnet": json.dumps(self.header())}))
@@ -320,11 +385,15 @@ def load_network(path: str | os.PathLike[str]) -> Network:
             if not isinstance(item, (str, int, bool)) or (field == "symbols"
                                                           and not isinstance(item, str)):
                 raise NetworkFileError(f"{src}: field '{field}': bad entry (value: {item!r})")
-    if version < file_version(tensors):
-        need = file_version(tensors)
+    if "sparse" in header and version < 4:
+        raise NetworkFileError(f"{src}: field 'format_version': field 'sparse' needs "
+                               f"version 4 (value: {version!r})")
+    params = decode(tensors, header.get("sparse", {}), src)
+    if version < file_version(params):
+        need = file_version(params)
         tensor = "unit_component" if need == 3 else "link0"
         raise NetworkFileError(f"{src}: field 'format_version': tensor '{tensor}' "
                                f"needs version {need} (value: {version!r})")
-    return Network(arch=header["arch"], params=tensors, symbols=header["symbols"],
+    return Network(arch=header["arch"], params=params, symbols=header["symbols"],
                    labels=header["labels"], options=header["options"], exact=exact,
                    name=header["name"], source=src)

@@ -71,6 +71,11 @@ def require_tensor(params: Mapping[str, np.ndarray], name: str, shape: tuple[int
     if name not in params:
         raise NetworkFileError(f"{source}: field '{name}': tensor is missing "
                                f"(present: {sorted(params)})")
+    from fsmnet.nets.sparse import SparseTensor
+
+    if isinstance(params[name], SparseTensor):
+        raise NetworkFileError(f"{source}: field '{name}': stored sparse, but this "
+                               f"architecture reads it only dense")
     arr = np.asarray(params[name])
     if arr.ndim != len(shape) or any(s is not None and s != d for s, d in zip(shape, arr.shape)):
         want = tuple("*" if s is None else s for s in shape)
@@ -88,3 +93,23 @@ def require_tensor(params: Mapping[str, np.ndarray], name: str, shape: tuple[int
         raise NetworkFileError(f"{source}: field '{name}': dtype must be an integer type "
                                f"(value: {arr.dtype})")
     return arr
+
+
+def require_stored(params: Mapping[str, Any], name: str, shape: tuple[int | None, ...],
+                   source: str) -> tuple[int, ...]:
+    """:func:`require_tensor` for a float tensor that may be stored sparse (a name in
+    the semantics' ``sparse_tensors``); returns its shape.  A sparse tensor gets
+    :func:`fsmnet.nets.sparse.sparse_tensor`'s checks (finite values, coordinates in
+    range, sorted and distinct), whoever built it."""
+    from fsmnet.nets.sparse import SparseTensor, sparse_tensor
+
+    tensor = params.get(name)
+    if not isinstance(tensor, SparseTensor):
+        return tuple(require_tensor(params, name, shape, source).shape)
+    sparse_tensor(tensor.shape, tensor.indices, tensor.values, source=source, name=name)
+    if tensor.ndim != len(shape) or any(s is not None and s != d
+                                        for s, d in zip(shape, tensor.shape)):
+        want = tuple("*" if s is None else s for s in shape)
+        raise NetworkFileError(f"{source}: field '{name}': wrong shape "
+                               f"(value: {tensor.shape}, expected {want})")
+    return tensor.shape

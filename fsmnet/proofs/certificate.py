@@ -22,7 +22,15 @@ from typing import Any
 from fsmnet.automata import Automaton
 from fsmnet.errors import FsmnetError
 from fsmnet.nets import Network
-from fsmnet.proofs.certificate_models import certificate_form, exact_qs, linear_model
+from fsmnet.proofs.certificate_models import (
+    LINEAR,
+    SPARSE_LINEAR,
+    certificate_form,
+    exact_qs,
+    has_sparse_model,
+    linear_model,
+    sparse_linear_model,
+)
 from fsmnet.proofs.product import ProductExploration
 
 CERTIFICATE_FORMAT = "fsmnet-certificate"
@@ -48,14 +56,30 @@ def build_certificate(net: Network, automaton: Automaton, exploration: ProductEx
     if exploration.status != "closed":
         raise FsmnetError("only a closed exploration is a proof")
     form = certificate_form(net)
-    model = form.model(net)
-    states = [form.state(net, h) for h in exploration.states]
+    if form is LINEAR and has_sparse_model(net):
+        # Stored sparse: the model by its entries and each state by its non-zeros, so
+        # neither the certificate nor its check grows with the square of the states.
+        reached = exploration.states
+        entries = getattr(reached, "entries", None)
+        form = SPARSE_LINEAR
+        model = form.model(net)
+        states = [form.state(net, entries(i) if entries else _entries_of(reached[i]))
+                  for i in range(len(reached))]
+    else:
+        model = form.model(net)
+        states = [form.state(net, h) for h in exploration.states]
     return {
         **_common(net, automaton, "exact-product", model, network_path),
         "states": states,
         "pairs": [list(p) for p in exploration.pairs],
         "transitions": exploration.transitions,
     }
+
+
+def _entries_of(state: Any) -> tuple[list[int], list[Any]]:
+    values = list(state)
+    index = [j for j, x in enumerate(values) if x != 0]
+    return index, [values[j] for j in index]
 
 
 def _common(net: Network, automaton: Automaton, method: str, model: dict[str, Any],
@@ -151,6 +175,8 @@ def file_model(cert: dict[str, Any], network_path: str | Network) -> dict[str, A
         linear = linear_model(net)
         return {"h0": linear["h0"], "matrices": linear["matrices"],
                 "readout": linear["readout"]}
+    if isinstance(model, dict) and model.get("type") == "linear-sparse":
+        return sparse_linear_model(net)
     if isinstance(model, dict) and model.get("type") == "diagonal-channels":
         from fsmnet.proofs.count_certificate import channels, elem_json
 

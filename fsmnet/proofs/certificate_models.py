@@ -146,8 +146,78 @@ class CertificateForm:
 
 
 LINEAR = CertificateForm(linear_model, lambda net, h: exact_qs(h))
+
+
+def sparse_linear_model(net: Network) -> dict[str, Any]:
+    """The exact model of a linear recurrence stored sparse, by its non-zero entries
+    (``linear-sparse``, fsmnet.proofs.checker.sparse_linear): per-symbol matrices
+    and the readout as (rows, cols, values) in row-major order, h0 as (index,
+    values).  Only where the float64 tensors are the exact weights."""
+    entries = _sparse_entries(net)
+    if entries is None:
+        raise FsmnetError(f"this {net.arch} network has no sparse exact model")
+    sem: Any = net.semantics
+    hidden = sem.hidden_size(net)
+    symbols, rows, cols, values = entries
+    matrices = []
+    for a in range(len(net.symbols)):
+        keep = (symbols == a) & (values != 0)
+        order = np.lexsort((cols[keep], rows[keep]))
+        matrices.append(_sparse_matrix(rows[keep][order], cols[keep][order],
+                                       values[keep][order]))
+    readout = net.stored["readout"]
+    if isinstance(readout, np.ndarray):
+        r_rows, r_cols = np.nonzero(readout)
+        r_values = readout[r_rows, r_cols]
+    else:
+        r_rows, r_cols = readout.indices
+        keep = readout.values != 0
+        r_rows, r_cols, r_values = r_rows[keep], r_cols[keep], readout.values[keep]
+    h0 = sem.initial_state(net, True)
+    index = [j for j, x in enumerate(h0.tolist()) if x != 0]
+    return {"type": "linear-sparse", "dim": hidden, "matrices": matrices,
+            "h0": {"index": index, "values": [exact_q(h0[j]) for j in index]},
+            "readout": _sparse_matrix(r_rows, r_cols, r_values)}
+
+
+def _sparse_entries(net: Network) -> tuple[np.ndarray, ...] | None:
+    """The stored matrix entries of a linear recurrence whose float64 matrices and
+    readout are its exact ones; None otherwise."""
+    from fsmnet.nets.linear import LinearRecurrence
+
+    sem: Any = net.semantics
+    if not isinstance(sem, LinearRecurrence):
+        return None
+    cls = type(sem)
+    if cls.matrices_exact is not LinearRecurrence.matrices_exact or \
+            cls.readout_matrix is not LinearRecurrence.readout_matrix:
+        return None
+    return sem.matrix_entries(net)
+
+
+def _sparse_matrix(rows: np.ndarray, cols: np.ndarray, values: np.ndarray) -> dict[str, Any]:
+    return {"rows": [int(i) for i in rows], "cols": [int(j) for j in cols],
+            "values": [exact_str(v) for v in values.tolist()]}
+
+
+def sparse_state(indices: list[int], values: list[Any]) -> list[list[str]]:
+    """A ``linear-sparse`` state: [indices as decimal strings, exact values]."""
+    return [[str(j) for j in indices], [exact_q(v) for v in values]]
+
+
+def has_sparse_model(net: Network) -> bool:
+    """Whether an exact-product certificate of ``net`` takes the ``linear-sparse``
+    model: a linear recurrence whose matrices are stored sparse and are its exact
+    weights."""
+    return _sparse_entries(net) is not None
+
+
+SPARSE_LINEAR = CertificateForm(sparse_linear_model, lambda net, h: sparse_state(*h))
+"""For exact-product certificates: a state is given as its (indices, values)."""
 BLOCK = CertificateForm(block_model, lambda net, state: [exact_qs(h) for h in state])
 MINMAX_DENSE = CertificateForm(minmax_dense_model, lambda net, x: _strings(x))
+
+
 def _unit_strings(x: Any) -> list[str]:
     """One cascade unit's state as exact strings (a Python loop: a NumPy call per
     200-unit state was most of a cascade certificate's time)."""

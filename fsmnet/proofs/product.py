@@ -14,7 +14,7 @@ has readout(h) = λ(q).  If it does not close within the budget the answer is
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -36,7 +36,8 @@ class ProductExploration:
         ``"closed"`` (every reachable pair agrees: a proof), ``"mismatch"``
         (``word`` reaches a pair whose outputs differ), or ``"budget"``.
     states
-        The distinct exact network states reached, in discovery order.
+        The distinct exact network states reached, in discovery order (each made
+        when it is read: a one-hot state is an integer until then).
     pairs
         (network-state index, automaton state) per reached pair.
     transitions
@@ -47,7 +48,7 @@ class ProductExploration:
     """
 
     status: str
-    states: list[Any]
+    states: Sequence[Any]
     pairs: list[tuple[int, int]]
     transitions: list[list[int]]
     word: list[int] | None = None
@@ -118,85 +119,48 @@ class _StateModel:
     readout: Callable[[Any], int]
     key: Callable[[Any], Hashable]
     materialize: Callable[[Any], Any]
+    entries: Callable[[Any], tuple[list[int], list[Fraction]]] | None = None
+    """The non-zero entries (indices, values) of a state, where a model knows them
+    without making the vector (one-hot codes)."""
 
 
-def _first_argmax(scores: Any) -> int:
-    best = 0
-    for i in range(1, len(scores)):
-        if scores[i] > scores[best]:
-            best = i
-    return best
+class ReachedStates(Sequence[Any]):
+    """The exact states an exploration reached, each made when it is read."""
 
+    def __init__(self, model: _StateModel, raw: list[Any]) -> None:
+        self._model, self._raw = model, raw
 
-def _signs(exact: np.ndarray) -> np.ndarray:
-    """Elementwise sign (−1, 0, 1) of an object array, as float64.  For Fractions it is
-    the sign of the numerator (the denominator is positive): an int comparison,
-    several times cheaper than Fraction's rich comparisons (1.7M entries at S5)."""
-    flat = exact.ravel().tolist()
-    if all(type(x) is Fraction for x in flat):
-        nums = [x.numerator for x in flat]
-        signs = np.fromiter(((v > 0) - (v < 0) for v in nums), dtype=np.float64,
-                            count=len(nums))
-        return signs.reshape(exact.shape)
-    return (exact > 0).astype(np.float64) - (exact < 0).astype(np.float64)
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self._model.materialize(h) for h in self._raw[i]]
+        return self._model.materialize(self._raw[i])
+
+    def entries(self, i: int) -> tuple[list[int], list[Any]]:
+        """State i's non-zero entries: (indices, exact values), in index order."""
+        if self._model.entries is not None:
+            return self._model.entries(self._raw[i])
+        h = np.asarray(self[i], dtype=object)
+        where = [j for j, x in enumerate(h.tolist()) if x != 0]
+        return where, [h[j] for j in where]
 
 
 def one_hot_model(net: Network) -> _StateModel | None:
     """An integer fast path for linear nets whose exact states are ±one-hot vectors.
 
-    Applies when the net uses :class:`LinearRecurrence`'s own exact step,
-    normalization and readout, every column of every matrix has at most one
-    nonzero entry (1 for the float matrices when they are the exact ones; any
-    sign and size for exact matrices of their own: ``A e_j = c·e_i``), and h0
-    has at most one nonzero entry.  Then every normalized exact state is ``s·e_j`` (s = ±1) or 0: a
-    state is stored as the integer ``s·(j+1)`` (0 for the zero vector), and a
-    step is a table look-up.  This is the exact semantics, not an
-    approximation: ``normalize(A(s·e_j)) = s·sign(c)·e_i`` exactly when column
-    j of A is ``c·e_i``.  Returns None when the conditions do not hold.
+    The state ``s·e_j`` is the integer ``s·(j+1)`` (0 for the zero vector) and a step
+    is a table look-up (:mod:`fsmnet.nets.one_hot`, which says when this is the exact
+    semantics and why; it reads sparse tensors without expanding them).  Returns None
+    when the conditions do not hold.
     """
-    from fsmnet.nets.linear import LinearRecurrence
+    from fsmnet.nets.one_hot import one_hot_codes
 
-    sem = net.semantics
-    cls: Any = type(sem)
-    if not isinstance(sem, LinearRecurrence) or any(
-            getattr(cls, name) is not getattr(LinearRecurrence, name)
-            for name in ("initial_state", "step", "readout", "readout_matrix", "matrices")):
+    codes = one_hot_codes(net, exact=True)
+    if codes is None:
         return None
-    if cls.matrices_exact is LinearRecurrence.matrices_exact:
-        # The base one: the exact matrices ARE the float ones.
-        mats = np.asarray(sem.matrices(net, False), dtype=np.float64)
-    else:
-        # Exact matrices of their own (CP factors, Householder products): test
-        # *them*.  Only the sign of a column's single nonzero entry matters:
-        # normalize(c·e_i) = sign(c)·e_i exactly (the scale is |c|).
-        mats = _signs(np.asarray(sem.matrices(net, True), dtype=object))
-    h0 = np.asarray(net.params["h0"], dtype=np.float64)
-    if not np.all((mats == 0) | (mats == 1) | (mats == -1)) or np.any(
-            np.abs(mats).sum(axis=1) > 1):
-        return None
-    nonzero = np.flatnonzero(h0)
-    if nonzero.size > 1:
-        return None
-    hidden = mats.shape[2]
-    # succ[a, j] = ±(i + 1) when column j of A_a is ±c·e_i (c > 0), else 0 (zeros).
-    where = np.abs(mats).argmax(axis=1)
-    signs = np.take_along_axis(mats, where[:, None, :], axis=1)[:, 0, :]
-    succ = (signs * (where + 1)).astype(np.int64)
-    table = [[int(x) for x in row] for row in succ]
-    readout = sem.readout_matrix(net, True)
-    zero = Fraction(0)
-
-    def step(code: int, a: int) -> int:
-        if code == 0:
-            return 0
-        target = table[a][abs(code) - 1]
-        return target if code > 0 else -target
-
-    def read(code: int) -> int:
-        if code == 0:
-            return _first_argmax([zero] * readout.shape[0])
-        column = readout[:, abs(code) - 1]
-        return _first_argmax(column if code > 0 else -column)
+    zero, hidden = Fraction(0), codes.hidden
 
     def materialize(code: int) -> np.ndarray:
         h = np.full(hidden, zero, dtype=object)
@@ -204,9 +168,11 @@ def one_hot_model(net: Network) -> _StateModel | None:
             h[abs(code) - 1] = Fraction(1 if code > 0 else -1)
         return h
 
-    initial = 0 if nonzero.size == 0 else int(np.sign(h0[nonzero[0]])) * int(nonzero[0] + 1)
-    return _StateModel(initial=initial, step=step, readout=read, key=lambda c: c,
-                       materialize=materialize)
+    def entries(code: int) -> tuple[list[int], list[Fraction]]:
+        return ([], []) if code == 0 else ([abs(code) - 1], [Fraction(1 if code > 0 else -1)])
+
+    return _StateModel(initial=codes.initial, step=codes.step, readout=codes.label,
+                       key=lambda c: c, materialize=materialize, entries=entries)
 
 
 def _explore(model: _StateModel, automaton: Automaton, net: Network, *, max_states: int,
@@ -244,7 +210,7 @@ def _explore(model: _StateModel, automaton: Automaton, net: Network, *, max_stat
         return word[::-1]
 
     def result(status: str, word: list[int] | None = None) -> ProductExploration:
-        return ProductExploration(status, [model.materialize(h) for h in states], pairs,
+        return ProductExploration(status, ReachedStates(model, states), pairs,
                                   transitions, word)
 
     h0 = intern(model.initial)

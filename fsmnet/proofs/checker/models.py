@@ -20,6 +20,7 @@ from .core import (
     is_index_table,
 )
 from .linear_model import read_linear
+from .sparse_linear import SparseLinear
 
 
 @dataclass(frozen=True)
@@ -324,6 +325,12 @@ def _link_rows(links: Any, sizes: list[int], n_readout: int,
     return rows
 
 
+def _sparse_linear_model(model: dict[str, Any], k: int, n_labels: int) -> _Model:
+    """The linear model by its non-zero entries (:mod:`.sparse_linear`)."""
+    sparse = SparseLinear(model, k, n_labels)
+    return _Model(sparse.h0, sparse.step, sparse.label, sparse.state)
+
+
 MODELS = {"linear": _linear_model, "minmax-dense": _dense_model,
-          "minmax-cascade": _cascade_model}
+          "minmax-cascade": _cascade_model, "linear-sparse": _sparse_linear_model}
 MODELS["bilinear-block"] = block_model

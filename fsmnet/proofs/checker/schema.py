@@ -89,8 +89,11 @@ UNIT = Tagged("kind", {
     "matrix": Rec({"level": INT, "size": INT, "R": ("list", ("list", MAT)),
                    "s": MATS, "x0": VEC}),
 })
+SPARSE_MAT = Rec({"rows": INTS, "cols": INTS, "values": VEC})
 MODEL = Tagged("type", {
     "linear": Rec({"matrices": MATS, "h0": VEC, "readout": MAT}),
+    "linear-sparse": Rec({"dim": INT, "matrices": ("list", SPARSE_MAT),
+                          "h0": Rec({"index": INTS, "values": VEC}), "readout": SPARSE_MAT}),
     "minmax-dense": Rec({"R": MATS, "s": MAT, "x0": VEC, "readout": MAT}),
     "minmax-cascade": Rec({"units": ("list", UNIT), "readout": INTS},
                           {"links": ("list", INT_TABLE), "components": INTS,

@@ -1,0 +1,135 @@
+"""Linear networks whose states stay ±one-hot: a step is a table look-up.
+
+When every column of every matrix A_a has at most one non-zero entry and h0 has
+at most one, every normalized state is ``s·e_j`` (s = ±1) or the zero vector:
+column j of A_a is ``c·e_i``, so ``A_a(s·e_j) = s·c·e_i`` and normalizing (a
+division by the largest absolute entry, |s·c|) gives ``sign(s·c)·e_i`` exactly,
+in rationals and in float64 alike (the other products are ±0 and add nothing).
+A state is coded as the integer ``s·(j + 1)``, 0 for the zero vector, and its
+label is the first argmax of ``s·readout[:, j]`` (``readout @ (s·e_j)`` is that
+column exactly; comparisons of floats are exact).
+
+The exact product exploration (:mod:`fsmnet.proofs.product`) and the scan
+engine's tabulation (:mod:`fsmnet.gpu.tabulate`) both read the codes here, from
+the stored coordinates when the tensors are sparse (:mod:`fsmnet.nets.sparse`),
+so neither forms an H × H matrix.  Building the codes costs O(k·H) look-ups plus
+the non-zeros.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from fsmnet.nets.sparse import first_argmax_of_columns
+
+if TYPE_CHECKING:
+    from fsmnet.nets.network import Network
+
+_BASE_METHODS = ("initial_state", "step", "readout", "readout_matrix", "matrices")
+"""The LinearRecurrence methods a network's semantics must not override for the
+codes to be its semantics (a subclass may still give exact matrices of its own)."""
+
+
+@dataclass(frozen=True)
+class OneHotCodes:
+    """``succ[a, j]`` = code of ``A_a e_j``; ``positive[j]``, ``negative[j]`` = label
+    index of ``+e_j``, ``-e_j``; the zero vector's label is 0 (argmax of zeros)."""
+
+    succ: np.ndarray
+    initial: int
+    positive: np.ndarray
+    negative: np.ndarray
+
+    @property
+    def hidden(self) -> int:
+        return int(self.succ.shape[1])
+
+    def step(self, code: int, symbol: int) -> int:
+        if code == 0:
+            return 0
+        target = int(self.succ[symbol, abs(code) - 1])
+        return target if code > 0 else -target
+
+    def label(self, code: int) -> int:
+        if code == 0:
+            return 0
+        return int((self.positive if code > 0 else self.negative)[abs(code) - 1])
+
+    def vector(self, code: int) -> np.ndarray:
+        """The float64 state a code stands for."""
+        h = np.zeros(self.hidden)
+        if code:
+            h[abs(code) - 1] = 1.0 if code > 0 else -1.0
+        return h
+
+    def code_of(self, state: np.ndarray) -> int | None:
+        """The code of a float state, or None if it is not ±one-hot or zero."""
+        nonzero = np.flatnonzero(state)
+        if nonzero.size == 0:
+            return 0
+        j = int(nonzero[0])
+        if nonzero.size > 1 or abs(state[j]) != 1.0:
+            return None
+        return (j + 1) if state[j] > 0 else -(j + 1)
+
+
+def one_hot_codes(net: Network, *, exact: bool) -> OneHotCodes | None:
+    """The codes of ``net``'s exact (``exact=True``) or float64 semantics, or None when
+    the conditions of the module docstring do not hold."""
+    from fsmnet.nets.linear import LinearRecurrence
+
+    sem = net.semantics
+    cls: Any = type(sem)
+    if not isinstance(sem, LinearRecurrence) or any(
+            getattr(cls, name) is not getattr(LinearRecurrence, name) for name in _BASE_METHODS):
+        return None
+    h0 = np.asarray(net.params["h0"], dtype=np.float64)
+    first = np.flatnonzero(h0)
+    if first.size > 1:
+        return None
+    entries = _entries(net, sem, exact=exact and
+                       cls.matrices_exact is not LinearRecurrence.matrices_exact)
+    k, hidden = len(net.symbols), h0.size
+    succ = _successors(entries, k, hidden)
+    if succ is None:
+        return None
+    initial = 0 if first.size == 0 else int(np.sign(h0[first[0]])) * int(first[0] + 1)
+    readout = net.stored["readout"]
+    return OneHotCodes(succ=succ, initial=initial,
+                       positive=first_argmax_of_columns(readout, 1),
+                       negative=first_argmax_of_columns(readout, -1))
+
+
+def _entries(net: Network, sem: Any, *, exact: bool) -> tuple[np.ndarray, ...]:
+    """(symbol, row, column, sign) of every non-zero matrix entry."""
+    if not exact:
+        stored = sem.matrix_entries(net)
+        if stored is not None:
+            sym, row, col, val = stored
+            keep = val != 0
+            return sym[keep], row[keep], col[keep], np.sign(val[keep])
+        mats = np.asarray(sem.matrices(net, False), dtype=np.float64)
+        where = np.nonzero(mats)
+        return (*where, np.sign(mats[where]))
+    # Exact matrices of their own (CP factors, Householder products): only the sign of
+    # a column's single non-zero entry matters; for Fractions it is the numerator's.
+    flat = np.asarray(sem.matrices(net, True), dtype=object)
+    signs = np.array([(x > 0) - (x < 0) for x in flat.ravel().tolist()],
+                     dtype=np.int64).reshape(flat.shape)
+    where = np.nonzero(signs)
+    return (*where, signs[where].astype(np.float64))
+
+
+def _successors(entries: tuple[np.ndarray, ...], k: int, hidden: int) -> np.ndarray | None:
+    """succ[a, j] = sign·(i + 1) for the one entry (a, i, j) of column j of A_a, 0 for an
+    empty column; None when a column holds two entries."""
+    sym, row, col, sign = entries
+    slot = sym.astype(np.int64) * hidden + col
+    if np.unique(slot).size != slot.size:
+        return None
+    succ = np.zeros(k * hidden, dtype=np.int64)
+    succ[slot] = sign.astype(np.int64) * (row.astype(np.int64) + 1)
+    return succ.reshape(k, hidden)
