@@ -49,63 +49,58 @@ def tabulate(net: Any, limit: int = TABULATE_LIMIT) -> Tabulated | None:
     def compute() -> Tabulated | None:
         from fsmnet.nets.one_hot import one_hot_codes
 
+        k = len(net.symbols)
         codes = one_hot_codes(net, exact=False) if hasattr(net, "stored") else None
         if codes is not None:
-            return _tabulate_codes(net, codes, limit)
+            # ±one-hot states as integer codes (fsmnet.nets.one_hot): no H-vector is
+            # formed, and the float states are made on request.
+            found = _breadth_first(codes.initial, codes.step, lambda c: c, k, limit)
+            if found is None:
+                return None
+            order, where, rows = found
+            return _table(net, rows, [codes.label(c) for c in order],
+                          _CodeStates(codes, order), _CodeIndex(codes, where))
         sem = net.semantics
-        k = len(net.symbols)
-        first = sem.initial_state(net, False)
-        index: dict[Hashable, int] = {freeze(first): 0}
-        states = [first]
-        rows: list[list[int]] = []
-        while len(rows) < len(states):
-            current = states[len(rows)]
-            row = []
-            for a in range(k):
-                nxt = sem.step(net, current, a, False)
-                key = freeze(nxt)
-                j = index.get(key)
-                if j is None:
-                    if len(states) >= limit:
-                        return None
-                    j = len(states)
-                    index[key] = j
-                    states.append(nxt)
-                row.append(j)
-            rows.append(row)
-        readouts = [int(sem.readout(net, s, False)) for s in states]
-        automaton = Automaton(delta=np.array(rows, dtype=np.int64).T, symbols=net.symbols,
-                              initial=0, outputs=readouts, name=f"tabulated {net.arch}")
-        return Tabulated(automaton, states, index, np.array(automaton.labels, dtype=np.int64))
+        found = _breadth_first(sem.initial_state(net, False),
+                               lambda h, a: sem.step(net, h, a, False), freeze, k, limit)
+        if found is None:
+            return None
+        states, index, rows = found
+        return _table(net, rows, [int(sem.readout(net, s, False)) for s in states],
+                      states, index)
 
     return net.cached(f"tabulated:{limit}", compute)  # type: ignore[no-any-return]
 
 
-def _tabulate_codes(net: Any, codes: Any, limit: int) -> Tabulated | None:
-    """The same breadth-first table for a ±one-hot network (fsmnet.nets.one_hot), on
-    integer codes: no H-vector is formed, and the float states are made on request."""
-    k = len(net.symbols)
-    order = [codes.initial]
-    where = {codes.initial: 0}
+def _breadth_first(first: Any, step: Any, key: Any, k: int, limit: int
+                   ) -> tuple[list[Any], dict[Hashable, int], list[list[int]]] | None:
+    """States in discovery order, key -> index, and each state's row of successors;
+    None past ``limit`` states."""
+    index: dict[Hashable, int] = {key(first): 0}
+    states = [first]
     rows: list[list[int]] = []
-    while len(rows) < len(order):
-        current = order[len(rows)]
+    while len(rows) < len(states):
+        current = states[len(rows)]
         row = []
         for a in range(k):
-            nxt = codes.step(current, a)
-            j = where.get(nxt)
+            nxt = step(current, a)
+            name = key(nxt)
+            j = index.get(name)
             if j is None:
-                if len(order) >= limit:
+                if len(states) >= limit:
                     return None
-                j = where[nxt] = len(order)
-                order.append(nxt)
+                j = index[name] = len(states)
+                states.append(nxt)
             row.append(j)
         rows.append(row)
+    return states, index, rows
+
+
+def _table(net: Any, rows: list[list[int]], readouts: list[int], states: Sequence[Any],
+           index: Mapping[Hashable, int]) -> Tabulated:
     automaton = Automaton(delta=np.array(rows, dtype=np.int64).T, symbols=net.symbols,
-                          initial=0, outputs=[codes.label(c) for c in order],
-                          name=f"tabulated {net.arch}")
-    return Tabulated(automaton, _CodeStates(codes, order), _CodeIndex(codes, where),
-                     np.array(automaton.labels, dtype=np.int64))
+                          initial=0, outputs=readouts, name=f"tabulated {net.arch}")
+    return Tabulated(automaton, states, index, np.array(automaton.labels, dtype=np.int64))
 
 
 class _CodeStates(Sequence[np.ndarray]):
@@ -126,7 +121,7 @@ class _CodeStates(Sequence[np.ndarray]):
 class _CodeIndex(Mapping[Hashable, int]):
     """:func:`freeze` key of a float state -> table state, through its code."""
 
-    def __init__(self, codes: Any, where: dict[int, int]) -> None:
+    def __init__(self, codes: Any, where: Mapping[Hashable, int]) -> None:
         self._codes, self._where = codes, where
 
     def __getitem__(self, key: Hashable) -> int:

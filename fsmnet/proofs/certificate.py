@@ -60,11 +60,9 @@ def build_certificate(net: Network, automaton: Automaton, exploration: ProductEx
         # Stored sparse: the model by its entries and each state by its non-zeros, so
         # neither the certificate nor its check grows with the square of the states.
         reached = exploration.states
-        entries = getattr(reached, "entries", None)
         form = SPARSE_LINEAR
         model = form.model(net)
-        states = [form.state(net, entries(i) if entries else _entries_of(reached[i]))
-                  for i in range(len(reached))]
+        states = [form.state(net, reached.entries(i)) for i in range(len(reached))]
     else:
         model = form.model(net)
         states = [form.state(net, h) for h in exploration.states]
@@ -74,12 +72,6 @@ def build_certificate(net: Network, automaton: Automaton, exploration: ProductEx
         "pairs": [list(p) for p in exploration.pairs],
         "transitions": exploration.transitions,
     }
-
-
-def _entries_of(state: Any) -> tuple[list[int], list[Any]]:
-    values = list(state)
-    index = [j for j, x in enumerate(values) if x != 0]
-    return index, [values[j] for j in index]
 
 
 def _common(net: Network, automaton: Automaton, method: str, model: dict[str, Any],

@@ -48,7 +48,7 @@ class ProductExploration:
     """
 
     status: str
-    states: Sequence[Any]
+    states: ReachedStates
     pairs: list[tuple[int, int]]
     transitions: list[list[int]]
     word: list[int] | None = None
