@@ -29,10 +29,12 @@ from math import gcd
 import numpy as np
 
 from fsmnet.automata import Automaton
-from fsmnet.constructions.bilinear_full import one_hot_tensors
+from fsmnet.constructions.bilinear_full import one_hot_coordinates
 from fsmnet.nets import Network
+from fsmnet.nets.sparse import compact, coo
 
-Factor = tuple[np.ndarray, float]
+Factor = tuple[dict[int, float], float]
+"""One Householder factor: its key's non-zero entries ``{index: value}`` and β."""
 
 
 def letter_period(images: np.ndarray) -> int:
@@ -95,9 +97,7 @@ def permutation_factors(perm: list[int], n: int) -> list[Factor]:
     factors: list[Factor] = []
     for cycle in cycles(perm):
         for other in cycle[1:]:
-            key = np.zeros(n)
-            key[cycle[0]], key[other] = 1.0, -1.0
-            factors.append((key, 2.0))
+            factors.append(({cycle[0]: 1.0, other: -1.0}, 2.0))
     return factors
 
 
@@ -138,18 +138,13 @@ def collapse_permutation(images: Sequence[int] | np.ndarray
 def collapse_factors(images: np.ndarray) -> tuple[list[Factor], list[int]]:
     """Projections merging each fiber onto a representative, and the permutation π
     of :func:`collapse_permutation`."""
-    n = len(images)
     by_rep, perm = collapse_permutation(images)
     factors: list[Factor] = []
     for rep, fiber in by_rep.items():
         for q in fiber:
             if q == rep:
                 continue
-            along = np.zeros(n)
-            along[rep], along[q] = 1.0, -1.0
-            kill = np.zeros(n)
-            kill[q] = 1.0
-            factors += [(along, 1.0), (kill, 1.0)]
+            factors += [({rep: 1.0, q: -1.0}, 1.0), ({q: 1.0}, 1.0)]
     return factors, perm
 
 
@@ -174,18 +169,20 @@ def compile_deltaproduct(automaton: Automaton) -> Network:
     n, k = automaton.n_states, automaton.n_symbols
     per_letter = [letter_factors(automaton.delta[s]) for s in range(k)]
     n_h = max((len(f) for f in per_letter), default=0)
-    keys = np.zeros((k, n_h, n))
+    _self_check(automaton, per_letter)
+    coords = [(s, j, i, value) for s, factors in enumerate(per_letter)
+              for j, (key, _) in enumerate(factors) for i, value in key.items()]
+    keys = coo((k, n_h, n), np.array([c[:3] for c in coords], dtype=np.int64).T,
+               np.array([c[3] for c in coords], dtype=np.float64))
     betas = np.zeros((k, n_h))
     for s, factors in enumerate(per_letter):
-        for j, (key, beta) in enumerate(factors):
-            keys[s, j], betas[s, j] = key, beta
-    _, h0, readout = one_hot_tensors(automaton)
-    _self_check(automaton, keys, betas)
+        betas[s, :len(factors)] = [beta for _, beta in factors]
+    _, h0, readout = one_hot_coordinates(automaton)
     non_inv = [automaton.symbols[s] for s in range(k)
                if len(set(automaton.delta[s].tolist())) < n]
     return Network(
         arch="deltaproduct",
-        params={"keys": keys, "betas": betas, "h0": h0, "readout": readout},
+        params={"keys": compact(keys), "betas": betas, "h0": h0, "readout": compact(readout)},
         symbols=automaton.symbols, labels=automaton.labels,
         options={"construction": "one-hot householder", "n_h": n_h,
                  "n_h_lower_bound": n_h_lower_bound(automaton),
@@ -195,18 +192,19 @@ def compile_deltaproduct(automaton: Automaton) -> Network:
         name=automaton.name)
 
 
-def _self_check(automaton: Automaton, keys: np.ndarray, betas: np.ndarray) -> None:
+def _self_check(automaton: Automaton, per_letter: Sequence[Sequence[Factor]]) -> None:
     """Every letter maps e_q to a positive multiple of e_{δ(q, σ)}, checked in Fractions.
 
     The product is the semantics' own exact one on sparse columns
-    (:func:`fsmnet.nets.deltaproduct.sparse_householder_columns`): a factor with a
+    (:func:`fsmnet.nets.deltaproduct.householder_columns`): a factor with a
     two-entry key touches only the columns that meet it, about |Σ|·n_h small
     updates for permutation letters instead of dense n-vectors (too slow at 120 states).
     """
-    from fsmnet.nets.deltaproduct import sparse_householder_columns
+    from fsmnet.nets.deltaproduct import householder_columns
 
-    for s in range(automaton.n_symbols):
-        columns = sparse_householder_columns(keys[s], betas[s])
+    for s, factors in enumerate(per_letter):
+        columns = householder_columns(factors, automaton.n_states)
+        assert columns is not None  # only the float64 check returns None
         for q, column in enumerate(columns):
             t = int(automaton.delta[s, q])
             if set(column) != {t} or column[t] <= 0:

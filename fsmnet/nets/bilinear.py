@@ -46,7 +46,8 @@ class FullBilinear(LinearRecurrence):
     def matrices_float(self, net: Network) -> np.ndarray:
         return np.ascontiguousarray(np.moveaxis(net.params["W"], 2, 0))
 
-    def matrix_entries(self, net: Network) -> tuple[np.ndarray, ...] | None:
+    def matrix_entries(self, net: Network, exact: bool) -> tuple[np.ndarray, ...] | None:
+        # The exact matrices are the float64 ones (every double is a rational).
         w = net.stored["W"]
         if not isinstance(w, SparseTensor):
             return None

@@ -109,9 +109,10 @@ class LinearRecurrence:
         """Exact per-symbol matrices (object arrays of Fractions by default)."""
         return to_fractions(self.matrices_float(net))
 
-    def matrix_entries(self, net: Network) -> tuple[np.ndarray, ...] | None:
-        """(symbol, row, column, value) of the float matrices' stored entries when the
-        tensors are sparse, so that nothing forms a dense matrix; None otherwise."""
+    def matrix_entries(self, net: Network, exact: bool) -> tuple[np.ndarray, ...] | None:
+        """(symbol, row, column, value) of the non-zero entries of the exact (values
+        exact rationals) or float64 matrices, read without forming a dense matrix when
+        the tensors are stored sparse; None otherwise."""
         return None
 
     # ------------------------------------------------------------ protocol

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from fsmnet.nets.linear import LinearRecurrence
 from fsmnet.nets.sparse import first_argmax_of_columns
 
 if TYPE_CHECKING:
@@ -79,8 +80,6 @@ class OneHotCodes:
 def one_hot_codes(net: Network, *, exact: bool) -> OneHotCodes | None:
     """The codes of ``net``'s exact (``exact=True``) or float64 semantics, or None when
     the conditions of the module docstring do not hold."""
-    from fsmnet.nets.linear import LinearRecurrence
-
     sem = net.semantics
     cls: Any = type(sem)
     if not isinstance(sem, LinearRecurrence) or any(
@@ -90,8 +89,7 @@ def one_hot_codes(net: Network, *, exact: bool) -> OneHotCodes | None:
     first = np.flatnonzero(h0)
     if first.size > 1:
         return None
-    entries = _entries(net, sem, exact=exact and
-                       cls.matrices_exact is not LinearRecurrence.matrices_exact)
+    entries = _entries(net, sem, exact=exact)
     k, hidden = len(net.symbols), h0.size
     succ = _successors(entries, k, hidden)
     if succ is None:
@@ -104,23 +102,34 @@ def one_hot_codes(net: Network, *, exact: bool) -> OneHotCodes | None:
 
 
 def _entries(net: Network, sem: Any, *, exact: bool) -> tuple[np.ndarray, ...]:
-    """(symbol, row, column, sign) of every non-zero matrix entry."""
-    if not exact:
-        stored = sem.matrix_entries(net)
-        if stored is not None:
-            sym, row, col, val = stored
-            keep = val != 0
-            return sym[keep], row[keep], col[keep], np.sign(val[keep])
+    """(symbol, row, column, sign) of every non-zero matrix entry: from the stored
+    entries when the semantics reads them sparse, else from the dense matrices.  Only
+    the sign of a column's single non-zero entry matters."""
+    stored = sem.matrix_entries(net, exact)
+    if stored is not None:
+        sym, row, col, val = stored
+        signs = _signs(val)
+        keep = signs != 0
+        return sym[keep], row[keep], col[keep], signs[keep].astype(np.float64)
+    own_exact = type(sem).matrices_exact is not LinearRecurrence.matrices_exact
+    if not (exact and own_exact):
+        # the float64 matrices, or exact ones that are the float64 values as rationals
         mats = np.asarray(sem.matrices(net, False), dtype=np.float64)
         where = np.nonzero(mats)
         return (*where, np.sign(mats[where]))
-    # Exact matrices of their own (CP factors, Householder products): only the sign of
-    # a column's single non-zero entry matters; for Fractions it is the numerator's.
+    # Exact matrices of their own (CP factors, Householder products).
     flat = np.asarray(sem.matrices(net, True), dtype=object)
-    signs = np.array([(x > 0) - (x < 0) for x in flat.ravel().tolist()],
-                     dtype=np.int64).reshape(flat.shape)
+    signs = _signs(flat.ravel()).reshape(flat.shape)
     where = np.nonzero(signs)
     return (*where, signs[where].astype(np.float64))
+
+
+def _signs(values: np.ndarray) -> np.ndarray:
+    """The signs (−1, 0, 1) of float64 values or exact rationals (a Fraction's is its
+    numerator's, which no rounding can turn into 0)."""
+    if values.dtype != object:
+        return np.sign(values).astype(np.int64)
+    return np.array([(x > 0) - (x < 0) for x in values.tolist()], dtype=np.int64)
 
 
 def _successors(entries: tuple[np.ndarray, ...], k: int, hidden: int) -> np.ndarray | None:

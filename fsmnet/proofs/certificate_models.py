@@ -152,7 +152,7 @@ def sparse_linear_model(net: Network) -> dict[str, Any]:
     """The exact model of a linear recurrence stored sparse, by its non-zero entries
     (``linear-sparse``, fsmnet.proofs.checker.sparse_linear): per-symbol matrices
     and the readout as (rows, cols, values) in row-major order, h0 as (index,
-    values).  Only where the float64 tensors are the exact weights."""
+    values).  The entries are the semantics' exact ones (``matrix_entries``)."""
     entries = _sparse_entries(net)
     if entries is None:
         raise FsmnetError(f"this {net.arch} network has no sparse exact model")
@@ -181,23 +181,20 @@ def sparse_linear_model(net: Network) -> dict[str, Any]:
 
 
 def _sparse_entries(net: Network) -> tuple[np.ndarray, ...] | None:
-    """The stored matrix entries of a linear recurrence whose float64 matrices and
-    readout are its exact ones; None otherwise."""
+    """The exact matrices' non-zero entries of a linear recurrence that reads them
+    sparse and whose readout is its float64 one; None otherwise."""
     from fsmnet.nets.linear import LinearRecurrence
 
     sem: Any = net.semantics
-    if not isinstance(sem, LinearRecurrence):
+    if not isinstance(sem, LinearRecurrence) or \
+            type(sem).readout_matrix is not LinearRecurrence.readout_matrix:
         return None
-    cls = type(sem)
-    if cls.matrices_exact is not LinearRecurrence.matrices_exact or \
-            cls.readout_matrix is not LinearRecurrence.readout_matrix:
-        return None
-    return sem.matrix_entries(net)
+    return sem.matrix_entries(net, True)  # type: ignore[no-any-return]
 
 
 def _sparse_matrix(rows: np.ndarray, cols: np.ndarray, values: np.ndarray) -> dict[str, Any]:
     return {"rows": [int(i) for i in rows], "cols": [int(j) for j in cols],
-            "values": [exact_str(v) for v in values.tolist()]}
+            "values": [exact_q(v) for v in values.tolist()]}
 
 
 def sparse_state(indices: list[int], values: list[Any]) -> list[list[str]]:
