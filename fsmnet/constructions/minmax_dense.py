@@ -18,21 +18,30 @@ import numpy as np
 
 from fsmnet.automata import Automaton
 from fsmnet.nets import Network
+from fsmnet.nets.sparse import SparseTensor, compact, coo
 
 
-def dense_tensors(automaton: Automaton) -> dict[str, np.ndarray]:
-    """The ``R``, ``s``, ``x0``, ``readout`` tensors of the one-hot construction."""
+def one_hot_coordinates(automaton: Automaton) -> dict[str, np.ndarray | SparseTensor]:
+    """The ``R``, ``s``, ``x0``, ``readout`` tensors of the one-hot construction, ``R``
+    and ``readout`` as their non-zeros (n·k and n entries)."""
     n, k = automaton.n_states, automaton.n_symbols
-    r = np.zeros((k, n, n), dtype=np.float64)
-    for sym in range(k):
-        r[sym, automaton.delta[sym], np.arange(n)] = 1.0
-    s = np.zeros((k, n), dtype=np.float64)
+    symbols = np.repeat(np.arange(k), n)
+    targets = np.asarray(automaton.delta, dtype=np.int64).ravel()  # delta[σ][j], σ-major
+    r = coo((k, n, n), np.stack([symbols, targets, np.tile(np.arange(n), k)]), np.ones(n * k))
+    readout = coo((len(automaton.labels), n),
+                  np.stack([np.asarray(automaton.output_ids, dtype=np.int64), np.arange(n)]),
+                  np.ones(n))
     x0 = np.zeros(n, dtype=np.float64)
     assert automaton.initial is not None
     x0[automaton.initial] = 1.0
-    readout = np.zeros((len(automaton.labels), n), dtype=np.float64)
-    readout[automaton.output_ids, np.arange(n)] = 1.0
-    return {"R": r, "s": s, "x0": x0, "readout": readout}
+    return {"R": r, "s": np.zeros((k, n), dtype=np.float64), "x0": x0, "readout": readout}
+
+
+def stored_tensors(automaton: Automaton) -> dict[str, np.ndarray | SparseTensor]:
+    """The one-hot tensors as a network stores them: ``R`` and ``readout`` sparse when
+    that is much smaller (fsmnet.nets.sparse.compact)."""
+    return {name: compact(t) if isinstance(t, SparseTensor) else t
+            for name, t in one_hot_coordinates(automaton).items()}
 
 
 def compile_minmax_dense(automaton: Automaton) -> Network:
@@ -50,7 +59,7 @@ def compile_minmax_dense(automaton: Automaton) -> Network:
         Architecture ``minmax-dense``; ``options`` records the construction,
         the state names (hidden coordinate i is state i) and the state size.
     """
-    return Network(arch="minmax-dense", params=dense_tensors(automaton),
+    return Network(arch="minmax-dense", params=stored_tensors(automaton),
                    symbols=automaton.symbols, labels=automaton.labels,
                    options={"construction": "one-hot", "states": list(automaton.states),
                             "state_size": automaton.n_states},

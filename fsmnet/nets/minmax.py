@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fsmnet.errors import NetworkFileError
-from fsmnet.nets.semantics import require_tensor
+from fsmnet.nets.semantics import require_stored, require_tensor
 
 if TYPE_CHECKING:
     from fsmnet.nets.network import Network
@@ -153,19 +153,22 @@ class DenseMinMax:
     """Semantics of ``minmax-dense``: ``x_t = (R[x_t] ⊗ x_{t-1}) ⊕ s[x_t]``."""
 
     arch = "minmax-dense"
+    sparse_tensors = frozenset({"R", "readout"})
+    """A sparse tensor's absent entries are 0.0 (fsmnet.nets.sparse), as everywhere: the
+    step is the same max-min product of the dense tensor."""
 
     def validate(self, params: Mapping[str, np.ndarray], n_symbols: int, n_labels: int,
                  source: str) -> None:
-        r = require_tensor(params, "R", (n_symbols, None, None), source)
-        n = int(r.shape[1])
-        if r.shape[2] != n:
-            require_tensor(params, "R", (n_symbols, n, n), source)
+        shape = require_stored(params, "R", (n_symbols, None, None), source)
+        n = int(shape[1])
+        if shape[2] != n:
+            require_stored(params, "R", (n_symbols, n, n), source)
         if n == 0:
             raise NetworkFileError(f"{source}: field 'R': hidden size must be positive "
-                                   f"(value: {r.shape})")
+                                   f"(value: {shape})")
         require_tensor(params, "s", (n_symbols, n), source)
         require_tensor(params, "x0", (n,), source)
-        require_tensor(params, "readout", (n_labels, n), source)
+        require_stored(params, "readout", (n_labels, n), source)
 
     def hidden_size(self, net: Network) -> int:
         return int(net.params["x0"].shape[0])

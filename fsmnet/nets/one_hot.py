@@ -1,13 +1,24 @@
-"""Linear networks whose states stay ±one-hot: a step is a table look-up.
+"""Networks whose states stay ±one-hot: a step is a table look-up.
 
-When every column of every matrix A_a has at most one non-zero entry and h0 has
-at most one, every normalized state is ``s·e_j`` (s = ±1) or the zero vector:
-column j of A_a is ``c·e_i``, so ``A_a(s·e_j) = s·c·e_i`` and normalizing (a
-division by the largest absolute entry, |s·c|) gives ``sign(s·c)·e_i`` exactly,
-in rationals and in float64 alike (the other products are ±0 and add nothing).
-A state is coded as the integer ``s·(j + 1)``, 0 for the zero vector, and its
-label is the first argmax of ``s·readout[:, j]`` (``readout @ (s·e_j)`` is that
-column exactly; comparisons of floats are exact).
+Linear recurrences.  When every column of every matrix A_a has at most one
+non-zero entry and h0 has at most one, every normalized state is ``s·e_j``
+(s = ±1) or the zero vector: column j of A_a is ``c·e_i``, so
+``A_a(s·e_j) = s·c·e_i`` and normalizing (a division by the largest absolute
+entry, |s·c|) gives ``sign(s·c)·e_i`` exactly, in rationals and in float64
+alike (the other products are ±0 and add nothing).  A state is coded as the
+integer ``s·(j + 1)``, 0 for the zero vector, and its label is the first argmax
+of ``s·readout[:, j]`` (``readout @ (s·e_j)`` is that column exactly;
+comparisons of floats are exact).
+
+Boolean max-min networks (``minmax-dense``).  When R, x0 and the readout hold
+only 1.0 and +0.0, s is all +0.0, x0 has at most one 1 and every column of every
+R[σ] at most one: for the state e_q, ``(R ⊗ e_q)_i = max_j min(R[i, j], e_q[j])
+= R[i, q]`` (every other term is min(R[i, j], 0) = 0), so the next state is
+column q of R[σ], some e_i or the zero vector, and ``⊕ s`` changes nothing; the
+zero vector stays zero.  The scores ``readout ⊗ e_q`` are column q of the
+readout, so the label is its first argmax, and the zero vector's is 0.  Codes
+are ``j + 1`` and 0 as above; max and min only select, so this is the exact
+semantics and the float64 one at once.
 
 The exact product exploration (:mod:`fsmnet.proofs.product`) and the scan
 engine's tabulation (:mod:`fsmnet.gpu.tabulate`) both read the codes here, from
@@ -79,7 +90,15 @@ class OneHotCodes:
 
 def one_hot_codes(net: Network, *, exact: bool) -> OneHotCodes | None:
     """The codes of ``net``'s exact (``exact=True``) or float64 semantics, or None when
-    the conditions of the module docstring do not hold."""
+    no builder's conditions (the module docstring) hold."""
+    for build in _BUILDERS:
+        codes = build(net, exact)
+        if codes is not None:
+            return codes
+    return None
+
+
+def _linear_codes(net: Network, exact: bool) -> OneHotCodes | None:
     sem = net.semantics
     cls: Any = type(sem)
     if not isinstance(sem, LinearRecurrence) or any(
@@ -99,6 +118,45 @@ def one_hot_codes(net: Network, *, exact: bool) -> OneHotCodes | None:
     return OneHotCodes(succ=succ, initial=initial,
                        positive=first_argmax_of_columns(readout, 1),
                        negative=first_argmax_of_columns(readout, -1))
+
+
+def _boolean(values: np.ndarray) -> bool:
+    """Every value is 1.0 or +0.0 (a −0.0 would make states the codes do not name)."""
+    v = np.asarray(values, dtype=np.float64)
+    return bool(np.all((v == 1.0) | ((v == 0.0) & ~np.signbit(v))))
+
+
+def _boolean_codes(net: Network, exact: bool) -> OneHotCodes | None:
+    """minmax-dense with Boolean tensors: max and min only select, so ``exact`` changes
+    nothing."""
+    from fsmnet.nets.minmax import DenseMinMax
+    from fsmnet.nets.sparse import SparseTensor
+
+    if not isinstance(net.semantics, DenseMinMax):
+        return None
+    stored = net.stored
+    r, readout = stored["R"], stored["readout"]
+    values = {name: t.values if isinstance(t, SparseTensor) else t
+              for name, t in stored.items()}
+    if not all(_boolean(values[name]) for name in ("R", "x0", "readout")) or \
+            np.any(values["s"] != 0) or np.any(np.signbit(values["s"])):
+        return None
+    first = np.flatnonzero(values["x0"])
+    if first.size > 1:
+        return None
+    k, hidden = r.shape[0], r.shape[1]
+    sym, row, col = r.indices if isinstance(r, SparseTensor) else np.nonzero(r)
+    ones = values["R"] != 0 if isinstance(r, SparseTensor) else np.ones(sym.size, dtype=bool)
+    succ = _successors((sym[ones], row[ones], col[ones], np.ones(int(ones.sum()))), k, hidden)
+    if succ is None:
+        return None
+    positive = first_argmax_of_columns(readout, 1)
+    return OneHotCodes(succ=succ, initial=0 if first.size == 0 else int(first[0] + 1),
+                       positive=positive, negative=positive)
+
+
+_BUILDERS = (_linear_codes, _boolean_codes)
+"""Who may give codes: linear recurrences (±one-hot columns) and Boolean max-min nets."""
 
 
 def _entries(net: Network, sem: Any, *, exact: bool) -> tuple[np.ndarray, ...]:

@@ -24,14 +24,25 @@ from fsmnet.errors import FsmnetError
 from fsmnet.nets import Network
 from fsmnet.proofs.certificate_models import (
     LINEAR,
+    MINMAX_DENSE,
     SPARSE_LINEAR,
+    SPARSE_MINMAX,
     certificate_form,
     exact_qs,
+    has_sparse_minmax_model,
     has_sparse_model,
     linear_model,
     sparse_linear_model,
+    sparse_minmax_model,
 )
 from fsmnet.proofs.product import ProductExploration
+
+SPARSE_FORMS = ((LINEAR, has_sparse_model, SPARSE_LINEAR),
+                (MINMAX_DENSE, has_sparse_minmax_model, SPARSE_MINMAX))
+"""(form, when the network has a sparse model, that form): exact-product certificates of
+networks stored sparse list their models' entries and their states' non-zeros."""
+SPARSE_MODELS = {"linear-sparse": sparse_linear_model, "minmax-sparse": sparse_minmax_model}
+"""A certificate's sparse model type -> the model of a file (for ``check --network``)."""
 
 CERTIFICATE_FORMAT = "fsmnet-certificate"
 CERTIFICATE_VERSION = 1
@@ -56,13 +67,14 @@ def build_certificate(net: Network, automaton: Automaton, exploration: ProductEx
     if exploration.status != "closed":
         raise FsmnetError("only a closed exploration is a proof")
     form = certificate_form(net)
-    if form is LINEAR and has_sparse_model(net):
+    sparse = next((to for base, applies, to in SPARSE_FORMS if form is base and applies(net)),
+                  None)
+    if sparse is not None:
         # Stored sparse: the model by its entries and each state by its non-zeros, so
         # neither the certificate nor its check grows with the square of the states.
         reached = exploration.states
-        form = SPARSE_LINEAR
-        model = form.model(net)
-        states = [form.state(net, reached.entries(i)) for i in range(len(reached))]
+        model = sparse.model(net)
+        states = [sparse.state(net, reached.entries(i)) for i in range(len(reached))]
     else:
         model = form.model(net)
         states = [form.state(net, h) for h in exploration.states]
@@ -167,8 +179,8 @@ def file_model(cert: dict[str, Any], network_path: str | Network) -> dict[str, A
         linear = linear_model(net)
         return {"h0": linear["h0"], "matrices": linear["matrices"],
                 "readout": linear["readout"]}
-    if isinstance(model, dict) and model.get("type") == "linear-sparse":
-        return sparse_linear_model(net)
+    if isinstance(model, dict) and model.get("type") in SPARSE_MODELS:
+        return SPARSE_MODELS[model["type"]](net)
     if isinstance(model, dict) and model.get("type") == "diagonal-channels":
         from fsmnet.proofs.count_certificate import channels, elem_json
 

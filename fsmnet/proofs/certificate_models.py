@@ -209,10 +209,56 @@ def has_sparse_model(net: Network) -> bool:
     return _sparse_entries(net) is not None
 
 
+def _nonzeros(tensor: Any) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+    """The coordinates (row-major order) and values of a stored tensor's non-zeros."""
+    if isinstance(tensor, np.ndarray):
+        where = np.nonzero(tensor)
+        return where, tensor[where]
+    keep = tensor.values != 0
+    return tuple(axis[keep] for axis in tensor.indices), tensor.values[keep]
+
+
+def sparse_minmax_model(net: Network) -> dict[str, Any]:
+    """The ``minmax-sparse`` model of a non-negative ``minmax-dense`` network
+    (fsmnet.proofs.checker.sparse_minmax): R and the readout by their non-zeros,
+    s and x0 likewise."""
+    if not has_sparse_minmax_model(net):
+        raise FsmnetError(f"this {net.arch} network has no sparse max-min model")
+    stored = net.stored
+    (sym, rows, cols), values = _nonzeros(stored["R"])
+    (s_sym, s_index), s_values = _nonzeros(stored["s"])
+    (x_index,), x_values = _nonzeros(stored["x0"])
+    (r_rows, r_cols), r_values = _nonzeros(stored["readout"])
+    return {"type": "minmax-sparse", "dim": int(stored["x0"].shape[0]),
+            "R": [_sparse_matrix(rows[sym == a], cols[sym == a], values[sym == a])
+                  for a in range(len(net.symbols))],
+            "s": [{"index": [int(j) for j in s_index[s_sym == a]],
+                   "values": [exact_q(v) for v in s_values[s_sym == a].tolist()]}
+                  for a in range(len(net.symbols))],
+            "x0": {"index": [int(j) for j in x_index],
+                   "values": [exact_q(v) for v in x_values.tolist()]},
+            "readout": _sparse_matrix(r_rows, r_cols, r_values)}
+
+
+def has_sparse_minmax_model(net: Network) -> bool:
+    """Whether a ``minmax-dense`` network stores a tensor sparse and every value of R,
+    s, x0 and the readout is finite and ≥ 0 (what the ``minmax-sparse`` model needs)."""
+    from fsmnet.nets.sparse import SparseTensor
+
+    if net.arch != "minmax-dense" or not any(isinstance(t, SparseTensor)
+                                             for t in net.stored.values()):
+        return False
+    return all(bool(np.all(np.isfinite(values) & (values >= 0)))
+               for values in (_nonzeros(net.stored[name])[1]
+                              for name in ("R", "s", "x0", "readout")))
+
+
 SPARSE_LINEAR = CertificateForm(sparse_linear_model, lambda net, h: sparse_state(*h))
 """For exact-product certificates: a state is given as its (indices, values)."""
 BLOCK = CertificateForm(block_model, lambda net, state: [exact_qs(h) for h in state])
 MINMAX_DENSE = CertificateForm(minmax_dense_model, lambda net, x: _strings(x))
+SPARSE_MINMAX = CertificateForm(sparse_minmax_model, lambda net, x: sparse_state(*x))
+"""For exact-product certificates of non-negative max-min nets stored sparse."""
 
 
 def _unit_strings(x: Any) -> list[str]:

@@ -21,6 +21,7 @@ from .core import (
 )
 from .linear_model import read_linear
 from .sparse_linear import SparseLinear
+from .sparse_minmax import SparseMinMax
 
 
 @dataclass(frozen=True)
@@ -331,6 +332,13 @@ def _sparse_linear_model(model: dict[str, Any], k: int, n_labels: int) -> _Model
     return _Model(sparse.h0, sparse.step, sparse.label, sparse.state)
 
 
+def _sparse_minmax_model(model: dict[str, Any], k: int, n_labels: int) -> _Model:
+    """The non-negative minmax-dense model by its non-zero entries (:mod:`.sparse_minmax`)."""
+    sparse = SparseMinMax(model, k, n_labels)
+    return _Model(sparse.x0, sparse.step, sparse.label, sparse.state)
+
+
 MODELS = {"linear": _linear_model, "minmax-dense": _dense_model,
-          "minmax-cascade": _cascade_model, "linear-sparse": _sparse_linear_model}
+          "minmax-cascade": _cascade_model, "linear-sparse": _sparse_linear_model,
+          "minmax-sparse": _sparse_minmax_model}
 MODELS["bilinear-block"] = block_model

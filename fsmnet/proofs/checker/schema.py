@@ -90,11 +90,14 @@ UNIT = Tagged("kind", {
                    "s": MATS, "x0": VEC}),
 })
 SPARSE_MAT = Rec({"rows": INTS, "cols": INTS, "values": VEC})
+SPARSE_VEC = Rec({"index": INTS, "values": VEC})
 MODEL = Tagged("type", {
     "linear": Rec({"matrices": MATS, "h0": VEC, "readout": MAT}),
     "linear-sparse": Rec({"dim": INT, "matrices": ("list", SPARSE_MAT),
-                          "h0": Rec({"index": INTS, "values": VEC}), "readout": SPARSE_MAT}),
+                          "h0": SPARSE_VEC, "readout": SPARSE_MAT}),
     "minmax-dense": Rec({"R": MATS, "s": MAT, "x0": VEC, "readout": MAT}),
+    "minmax-sparse": Rec({"dim": INT, "R": ("list", SPARSE_MAT), "s": ("list", SPARSE_VEC),
+                          "x0": SPARSE_VEC, "readout": SPARSE_MAT}),
     "minmax-cascade": Rec({"units": ("list", UNIT), "readout": INTS},
                           {"links": ("list", INT_TABLE), "components": INTS,
                            "joins": ("list", INT_TABLE)}),

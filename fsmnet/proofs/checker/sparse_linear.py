@@ -30,7 +30,7 @@ State = tuple[tuple[int, Fraction], ...]
 Columns = list[list[tuple[int, Fraction]]]
 
 
-def _columns(m: Any, n_rows: int, n_cols: int, what: str) -> Columns:
+def sparse_columns(m: Any, n_rows: int, n_cols: int, what: str) -> Columns:
     """Column j -> its (row, value) entries, after checking the order and the ranges."""
     rows, cols, values = m["rows"], m["cols"], _vec(m["values"])
     if not len(rows) == len(cols) == len(values):
@@ -56,7 +56,7 @@ def _normalized(entries: dict[int, Fraction]) -> State:
     return tuple(kept) if scale == 0 else tuple((i, v / scale) for i, v in kept)
 
 
-def _index(text: Any, dim: int) -> int:
+def state_index(text: Any, dim: int) -> int:
     if not isinstance(text, str) or not text.isdigit() or str(int(text)) != text:
         raise CertificateError(f"a state index must be a decimal integer string, got {text!r}")
     j = int(text)
@@ -75,15 +75,10 @@ class SparseLinear:
         if len(model["matrices"]) != k:
             raise CertificateError("one matrix per symbol is required")
         self.dim, self.n_labels = dim, n_labels
-        self.columns = [_columns(m, dim, dim, f"matrix {a}")
+        self.columns = [sparse_columns(m, dim, dim, f"matrix {a}")
                         for a, m in enumerate(model["matrices"])]
-        self.readout = _columns(model["readout"], n_labels, dim, "readout")
-        h0 = model["h0"]
-        index, values = h0["index"], _vec(h0["values"])
-        if len(index) != len(values) or any(not is_index(j, dim) for j in index) or \
-                any(b <= a for a, b in zip(index, index[1:])):
-            raise CertificateError("h0: indices must be increasing and below dim, one a value")
-        self.h0 = _normalized(dict(zip(index, values)))
+        self.readout = sparse_columns(model["readout"], n_labels, dim, "readout")
+        self.h0 = _normalized(sparse_vector(model["h0"], dim, "h0"))
 
     def step(self, h: State, a: int) -> State:
         acc: dict[int, Fraction] = {}
@@ -106,12 +101,27 @@ class SparseLinear:
         return min(c for c, s in nonzero.items() if s == top)
 
     def state(self, x: Any) -> State:
-        if not (isinstance(x, list) and len(x) == 2 and all(isinstance(p, list) for p in x)
-                and len(x[0]) == len(x[1])):
-            raise CertificateError("a linear-sparse state is [indices, values] of equal length")
-        index = [_index(t, self.dim) for t in x[0]]
-        values = _vec(x[1])
-        if any(b <= a for a, b in zip(index, index[1:])) or any(not v for v in values):
-            raise CertificateError("a linear-sparse state lists increasing indices with "
-                                   "non-zero values")
-        return tuple(zip(index, values))
+        return sparse_state(x, self.dim, "linear-sparse")
+
+
+def sparse_vector(v: Any, dim: int, what: str) -> dict[int, Fraction]:
+    """``{"index", "values"}``: increasing indices below ``dim``, one value each."""
+    index, values = v["index"], _vec(v["values"])
+    if len(index) != len(values) or any(not is_index(j, dim) for j in index) or \
+            any(b <= a for a, b in zip(index, index[1:])):
+        raise CertificateError(f"{what}: indices must be increasing and below dim, one a value")
+    return dict(zip(index, values))
+
+
+def sparse_state(x: Any, dim: int, model: str) -> State:
+    """A state as the certificate lists it: [indices, values], decimal index strings in
+    increasing order, non-zero values."""
+    if not (isinstance(x, list) and len(x) == 2 and all(isinstance(p, list) for p in x)
+            and len(x[0]) == len(x[1])):
+        raise CertificateError(f"a {model} state is [indices, values] of equal length")
+    index = [state_index(t, dim) for t in x[0]]
+    values = _vec(x[1])
+    if any(b <= a for a, b in zip(index, index[1:])) or any(not v for v in values):
+        raise CertificateError(f"a {model} state lists increasing indices with "
+                               "non-zero values")
+    return tuple(zip(index, values))
