@@ -1,9 +1,11 @@
 """One-hot networks stored dense and sparse, side by side (``python
-bench/bench_sparse_one_hot.py [--spec SPEC] [--certificate]``; not a test).
+bench/bench_sparse_one_hot.py [--spec SPEC] [--arch ARCH] [--certificate]``; not
+a test).
 
-Baseline: the same ``bilinear-full`` network with dense tensors (what the
-compiler wrote before format 4: ``W`` is k × n × n float64).  fsmnet: the
-network as compiled now (``W`` and ``readout`` as their non-zeros,
+Baseline: the same network with every tensor dense (what the compiler wrote
+before format 4: ``bilinear-full``'s ``W`` and ``minmax-dense``'s ``R`` are
+k × n × n float64, ``deltaproduct``'s keys k × n_h × n).  fsmnet: the network
+as compiled now (those tensors and the readout as their non-zeros,
 ``fsmnet.nets.sparse``).  For each: building the network, saving it (file
 size), loading it, the exact proof (``fsmnet.verify``), and the scan engine's
 table (``fsmnet.gpu.tabulate``); with ``--certificate`` also the
@@ -27,9 +29,12 @@ import numpy as np
 sys.path.insert(0, "bench")
 
 import fsmnet  # noqa: E402
-from fsmnet.constructions.bilinear_full import one_hot_tensors  # noqa: E402
 from fsmnet.gpu.tabulate import tabulate  # noqa: E402
 from fsmnet.nets import Network, load_network  # noqa: E402
+from fsmnet.nets.sparse import SparseTensor  # noqa: E402
+
+ARCHS = ("bilinear-full", "deltaproduct", "minmax-dense")
+"""The constructions whose tensors are stored sparse."""
 
 
 def timed(fn: Any) -> tuple[Any, float]:
@@ -53,20 +58,23 @@ def run(net_of: Any, a: fsmnet.Automaton, folder: str, tag: str) -> dict[str, An
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--spec", default="symmetric:6,gens")
+    parser.add_argument("--arch", choices=ARCHS, default="bilinear-full")
     parser.add_argument("--certificate", action="store_true")
     args = parser.parse_args()
     a = fsmnet.load(args.spec).minimal()
-    print(f"{args.spec}: {a.n_states} states, {a.n_symbols} symbols, "
+    print(f"{args.spec} as {args.arch}: {a.n_states} states, {a.n_symbols} symbols, "
           f"{len(a.labels)} labels")
 
     def dense() -> Network:
-        w, h0, readout = one_hot_tensors(a)
-        return Network(arch="bilinear-full", params={"W": w, "h0": h0, "readout": readout},
-                       symbols=a.symbols, labels=a.labels, name=a.name)
+        net = fsmnet.compile(a, args.arch)
+        params = {k: v.to_dense() if isinstance(v, SparseTensor) else v
+                  for k, v in net.stored.items()}
+        return Network(arch=net.arch, params=params, symbols=net.symbols, labels=net.labels,
+                       options=net.options, name=net.name)
 
     with tempfile.TemporaryDirectory() as folder:
         old = run(dense, a, folder, "dense")
-        new = run(lambda: fsmnet.compile(a, "bilinear-full"), a, folder, "sparse")
+        new = run(lambda: fsmnet.compile(a, args.arch), a, folder, "sparse")
         assert old["verdict"] == new["verdict"] == "proved"
         assert np.array_equal(old["delta"], new["delta"])
         print(f"{'step':10} {'dense':>12} {'sparse':>12} {'ratio':>8}")

@@ -181,9 +181,9 @@ def test_120_state_group_every_class_takes_the_fast_paths(spec, one_hot_proofs):
     assert results["bilinear-block"].verdict == results["bilinear-full"].verdict == "possible"
     assert results["bilinear-r2"].verdict == "impossible"  # S5 is not commutative
     # bilinear-block splits S5 into cosets (H = 26, not 120); the one-hot classes are
-    # proved by look-ups over the 120 states.
+    # proved by look-ups over the 120 states (minmax-dense's Boolean states too).
     assert sorted(results["bilinear-block"].size["blocks"]) == [6, 20]
-    one_hot = {"bilinear-full", "bilinear-cp", "deltaproduct"}
+    one_hot = {"bilinear-full", "bilinear-cp", "deltaproduct", "minmax-dense"}
     assert one_hot <= {arch for arch, r in results.items() if r.verdict == "possible"}
     assert sorted(one_hot_proofs) == sorted(one_hot)
 

@@ -31,7 +31,7 @@ def test_fast_path_equals_generic_path(a: Automaton, data) -> None:
         assert list(x) == list(y)
 
 
-def test_fast_path_applies_to_compiled_bilinear_full_only() -> None:
+def test_fast_path_applies_to_one_hot_columns_only() -> None:
     net = fsmnet.compile("modcount:3", "bilinear-full")
     assert one_hot_model(net) is not None
     w = np.array(net.params["W"])
@@ -41,4 +41,8 @@ def test_fast_path_applies_to_compiled_bilinear_full_only() -> None:
     assert one_hot_model(net.with_params(W=w)) is None
     h0 = np.ones(len(net.params["h0"]))  # three nonzero entries
     assert one_hot_model(net.with_params(h0=h0)) is None
-    assert one_hot_model(fsmnet.compile("modcount:3", "minmax-dense")) is None
+    # Boolean max-min nets step as codes too (fsmnet.nets.one_hot); an offset of 1
+    # lifts every state off one-hot, and then they do not.
+    boolean = fsmnet.compile("modcount:3", "minmax-dense")
+    assert one_hot_model(boolean) is not None
+    assert one_hot_model(boolean.with_params(s=np.ones_like(boolean.params["s"]))) is None

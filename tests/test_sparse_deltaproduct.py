@@ -13,8 +13,9 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 import fsmnet
 from fsmnet.errors import NetworkFileError
@@ -196,3 +197,15 @@ def test_a_zero_sparse_key_with_a_step_is_refused() -> None:
         Network(arch="deltaproduct",
                 params={**net.params, "betas": SparseTensor.from_dense(betas)},
                 symbols=net.symbols, labels=net.labels)
+
+
+@settings(max_examples=examples(10))  # a torch module per example
+@given(automata(max_states=5, max_symbols=3, max_labels=3), st.data())
+def test_torch_reads_sparse_keys(a, data) -> None:
+    torch = pytest.importorskip("torch")
+    sparse, dense = _twins(fsmnet.compile(a, "deltaproduct"))
+    assume(len(sparse.labels) > 1)
+    word = data.draw(st.lists(st.integers(0, a.n_symbols - 1), min_size=1, max_size=30))
+    with torch.no_grad():
+        got = fsmnet.to_torch(sparse)(torch.tensor([word]))[0].tolist()
+    assert got == dense.label_trace(word).tolist()

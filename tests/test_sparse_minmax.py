@@ -16,8 +16,9 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from hypothesis.extra import numpy as hnp
 
 import fsmnet
@@ -236,3 +237,16 @@ def test_an_offset_stored_sparse_is_refused() -> None:
         Network(arch="minmax-dense",
                 params={**net.params, "s": SparseTensor.from_dense(net.params["s"])},
                 symbols=net.symbols, labels=net.labels)
+
+
+@settings(max_examples=examples(10))  # a torch module per example
+@given(automata(max_states=5, max_symbols=3, max_labels=3), st.data())
+def test_torch_reads_a_sparse_max_min_network(a, data) -> None:
+    torch = pytest.importorskip("torch")
+    net = fsmnet.compile(a, "minmax-dense")
+    sparse, dense = _twins(net.params, net.symbols, net.labels)
+    assume(len(net.labels) > 1)
+    word = data.draw(st.lists(st.integers(0, a.n_symbols - 1), min_size=1, max_size=30))
+    with torch.no_grad():
+        got = fsmnet.to_torch(sparse)(torch.tensor([word]))[0].tolist()
+    assert got == _dense_labels(dense.params, word)  # the start's label first
