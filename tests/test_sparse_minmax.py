@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 from hypothesis.extra import numpy as hnp
+from hypothesis_budget import examples
 
 import fsmnet
 from fsmnet.errors import NetworkFileError
