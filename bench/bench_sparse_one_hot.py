@@ -4,7 +4,8 @@ a test).
 
 Baseline: the same network with every tensor dense (what the compiler wrote
 before format 4: ``bilinear-full``'s ``W`` and ``minmax-dense``'s ``R`` are
-k × n × n float64, ``deltaproduct``'s keys k × n_h × n).  fsmnet: the network
+k × n × n float64, ``bilinear-cp``'s factors U and Z n × R, ``deltaproduct``'s
+keys k × n_h × n).  fsmnet: the network
 as compiled now (those tensors and the readout as their non-zeros,
 ``fsmnet.nets.sparse``).  For each: building the network, saving it (file
 size), loading it, the exact proof (``fsmnet.verify``), and the scan engine's
@@ -33,7 +34,7 @@ from fsmnet.gpu.tabulate import tabulate  # noqa: E402
 from fsmnet.nets import Network, load_network  # noqa: E402
 from fsmnet.nets.sparse import SparseTensor  # noqa: E402
 
-ARCHS = ("bilinear-full", "deltaproduct", "minmax-dense")
+ARCHS = ("bilinear-full", "bilinear-cp", "deltaproduct", "minmax-dense")
 """The constructions whose tensors are stored sparse."""
 
 

@@ -52,9 +52,10 @@ from typing import Any
 import numpy as np
 
 from fsmnet.automata import Automaton
-from fsmnet.constructions.bilinear_full import one_hot_tensors
+from fsmnet.constructions.bilinear_full import one_hot_coordinates
 from fsmnet.errors import NotExpressible, SpecError
 from fsmnet.nets import Network
+from fsmnet.nets.sparse import SparseTensor, columns, compact, coo
 
 Terms = tuple[np.ndarray, np.ndarray, np.ndarray]  # U (n, R), V (k, R), Z (n, R), int64
 
@@ -70,7 +71,7 @@ SEARCH_SEED = 0
 
 
 # ------------------------------------------------------------ exact algebra
-def rational_rank(rows: list[list[int]] | np.ndarray) -> int:
+def rational_rank(rows: list[list[int]] | np.ndarray | SparseTensor) -> int:
     """Rank over Q of an integer matrix, exactly.
 
     Sparse fraction-free elimination in Python integers: every row is a dict
@@ -81,14 +82,25 @@ def rational_rank(rows: list[list[int]] | np.ndarray) -> int:
     one-hot unfoldings are 0/1 and very sparse, so this stays fast at 1,000
     states where dense Fractions take minutes.
     """
-    arr = np.asarray(rows)
-    if arr.size == 0:
-        return 0
-    pending = []
-    for row in arr.tolist():
-        d = {c: int(x) for c, x in enumerate(row) if x}
-        if d:
-            pending.append(d)
+    if isinstance(rows, SparseTensor):
+        where, values = tuple(rows.indices), rows.values
+    else:
+        arr = np.asarray(rows)
+        if arr.size == 0:
+            return 0
+        where = np.nonzero(arr)
+        values = arr[where]
+    # The non-zeros only (row-major order), so a 0/1 unfolding of 5,040 × 10,080 costs
+    # its 10,080 entries rather than 50 million Python look-ups.
+    pending: list[dict[int, int]] = []
+    current = -1
+    for r, c, x in zip(where[0].tolist(), where[1].tolist(), values.tolist()):
+        if not x:
+            continue
+        if r != current:
+            pending.append({})
+            current = r
+        pending[-1][c] = int(x)
     # Sparse rows first: fewer fill-ins when they become pivots.
     pending.sort(key=len)
     pivots: dict[int, dict[int, int]] = {}  # pivot column -> reduced pivot row
@@ -159,37 +171,33 @@ def integer_rank_factorization(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return basis.reshape(m, lead), coeffs
 
 
-def reconstruct_exact(u: np.ndarray, v: np.ndarray, z: np.ndarray) -> np.ndarray:
-    """Σ_r U[:, r] ⊗ Z[:, r] ⊗ V[:, r] in exact arithmetic, from the stored float64 arrays.
+def reconstruct_entries(u: np.ndarray | SparseTensor, v: np.ndarray,
+                        z: np.ndarray | SparseTensor) -> dict[tuple[int, int, int], Fraction]:
+    """Σ_r U[:, r] ⊗ Z[:, r] ⊗ V[:, r] in Fractions, as its non-zero entries
+    ``{(i, j, σ): value}``, from the stored float64 factors (dense or sparse).
 
-    Integer-valued factors (every construction here) are summed in int64,
-    which is exact while R·max|U|·max|V|·max|Z| < 2^62 (entries below 2^20); anything else goes
-    through Fractions.  Returns an object array of Python ints or Fractions
-    (equal values compare equal either way).
+    Term by term on the supports of the three columns: the one-hot factors of the
+    constructions have one or a few entries per column, so this is about the tensor's
+    non-zeros, not n²·|Σ|.
     """
+    u_cols, z_cols = columns(u), columns(z)
+    v_cols = columns(np.asarray(v, dtype=np.float64))
+    out: dict[tuple[int, int, int], Fraction] = {}
+    for r in range(len(u_cols)):
+        for i, a in u_cols[r]:
+            for j, c in z_cols[r]:
+                for sym, b in v_cols[r]:
+                    key = (i, j, sym)
+                    out[key] = out.get(key, Fraction(0)) + Fraction(a) * Fraction(c) * Fraction(b)
+    return {key: x for key, x in out.items() if x}
+
+
+def reconstruct_exact(u: np.ndarray, v: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """:func:`reconstruct_entries` as the dense (n, n, |Σ|) object array of Fractions."""
     n, k = u.shape[0], v.shape[0]
-    arrays = [np.asarray(t, dtype=np.float64) for t in (u, v, z)]
-    if all(np.array_equal(t, np.trunc(t)) and (t.size == 0 or np.abs(t).max() < 2.0**20)
-           for t in arrays):
-        ui, vi, zi = (t.astype(np.int64) for t in arrays)
-        rank = ui.shape[1]
-        top = [int(np.abs(t).max()) if t.size else 0 for t in (ui, vi, zi)]
-        if rank * top[0] * top[1] * top[2] < 2**62:
-            # Term by term on the supports: the factors are sparse (one-hot U
-            # for the image and transition terms), so this is ~nnz work.
-            out_int = np.zeros((n, n, k), np.int64)
-            for r in range(rank):
-                iu, iz, iv = (np.flatnonzero(t[:, r]) for t in (ui, zi, vi))
-                if iu.size and iz.size and iv.size:
-                    block = np.multiply.outer(np.multiply.outer(ui[iu, r], zi[iz, r]),
-                                              vi[iv, r])
-                    out_int[np.ix_(iu, iz, iv)] += block
-            return out_int.astype(object)
-    fr = np.vectorize(lambda x: Fraction(float(x)), otypes=[object])
-    uf, vf, zf = fr(u), fr(v), fr(z)
-    out = np.empty((n, n, k), dtype=object)
-    for s in range(k):
-        out[:, :, s] = (uf * vf[s]).dot(zf.T) if u.shape[1] else Fraction(0)
+    out = np.full((n, n, k), Fraction(0), dtype=object)
+    for key, x in reconstruct_entries(u, v, z).items():
+        out[key] = x
     return out
 
 
@@ -205,32 +213,43 @@ def _stack(terms: list[tuple[np.ndarray, np.ndarray, np.ndarray]], n: int, k: in
 def image_terms(delta: np.ndarray) -> Terms:
     """One term per (σ, image point i): U = e_i, V = e_σ, Z = 1[δ(·, σ) = i]."""
     k, n = delta.shape
-    eye_n, eye_k = np.eye(n, dtype=np.int64), np.eye(k, dtype=np.int64)
-    terms = [(eye_n[i], eye_k[s], (delta[s] == i).astype(np.int64))
-             for s in range(k) for i in np.unique(delta[s])]
-    return _stack(terms, n, k)
+    images = [np.unique(delta[s]) for s in range(k)]
+    first = np.cumsum([0] + [len(im) for im in images])
+    u, v, z = (np.zeros((rows, int(first[-1])), np.int64) for rows in (n, k, n))
+    for s, im in enumerate(images):
+        cols = np.arange(first[s], first[s + 1])
+        u[im, cols] = 1
+        v[s, cols] = 1
+        z[np.arange(n), first[s] + np.searchsorted(im, delta[s])] = 1
+    return u, v, z
 
 
 def transition_terms(delta: np.ndarray) -> Terms:
     """One term per (source j, target i): U = e_i, Z = e_j, V = 1[δ(j, ·) = i]."""
     k, n = delta.shape
-    eye_n = np.eye(n, dtype=np.int64)
-    terms = [(eye_n[i], (delta[:, j] == i).astype(np.int64), eye_n[j])
-             for j in range(n) for i in np.unique(delta[:, j])]
-    return _stack(terms, n, k)
+    pairs = [(j, int(i)) for j in range(n) for i in np.unique(delta[:, j])]
+    u, v, z = (np.zeros((rows, len(pairs)), np.int64) for rows in (n, k, n))
+    if pairs:
+        source, target = (np.array(x) for x in zip(*pairs))
+        cols = np.arange(len(pairs))
+        u[target, cols] = 1
+        z[source, cols] = 1
+        v[:, cols] = (delta[:, source] == target).astype(np.int64)
+    return u, v, z
 
 
 def slice_terms(delta: np.ndarray) -> Terms:
     """Per target i, an integer rank factorization of W[i, :, :] (states × symbols)."""
     k, n = delta.shape
-    eye_n = np.eye(n, dtype=np.int64)
     terms = []
     for i in range(n):
         sl = (delta.T == i).astype(np.int64)  # sl[j, σ] = W[i, j, σ]
         if not sl.any():
             continue
         basis, coeffs = integer_rank_factorization(sl)
-        terms += [(eye_n[i], coeffs[r], basis[:, r]) for r in range(basis.shape[1])]
+        unit = np.zeros(n, dtype=np.int64)
+        unit[i] = 1
+        terms += [(unit, coeffs[r], basis[:, r]) for r in range(basis.shape[1])]
     return _stack(terms, n, k)
 
 
@@ -244,12 +263,18 @@ def easy_bounds(delta: np.ndarray) -> dict[str, int]:
     }
 
 
-def flattening_ranks(w: np.ndarray) -> tuple[int, int, int]:
-    """Ranks over Q of the three unfoldings of W (target, source, symbol modes)."""
+def flattening_ranks(w: np.ndarray | SparseTensor) -> tuple[int, int, int]:
+    """Ranks over Q of the three unfoldings of W (target, source, symbol modes), from
+    its non-zeros (W dense or sparse)."""
     n, _, k = w.shape
-    return (rational_rank(w.reshape(n, n * k)),
-            rational_rank(np.moveaxis(w, 1, 0).reshape(n, n * k)),
-            rational_rank(np.moveaxis(w, 2, 0).reshape(k, n * n)))
+    if isinstance(w, SparseTensor):
+        (i, j, s), x = w.indices, w.values
+    else:
+        (i, j, s) = np.nonzero(w)
+        x = np.asarray(w)[i, j, s]
+    return (rational_rank(coo((n, n * k), np.stack([i, j * k + s]), x)),
+            rational_rank(coo((n, n * k), np.stack([j, i * k + s]), x)),
+            rational_rank(coo((k, n * n), np.stack([s, i * n + j]), x)))
 
 
 def flattening_lower_bound(w: np.ndarray) -> int:
@@ -355,6 +380,14 @@ def _search(w: np.ndarray, start: Terms, floor: int, rlimit: int,
 
 
 # ------------------------------------------------------------ construction
+def _nonzeros(matrix: np.ndarray) -> SparseTensor:
+    """A factor's non-zeros, found once (no float copy of the dense factor)."""
+    where = np.nonzero(matrix)
+    return SparseTensor(tuple(int(d) for d in matrix.shape),
+                        np.array(where, dtype=np.int64).reshape(2, -1),
+                        np.asarray(matrix[where], dtype=np.float64))
+
+
 def compile_bilinear_cp(automaton: Automaton, *, rank: int | None = None,
                         bounds: str = "best", search: bool = True,
                         search_rlimit: int = DEFAULT_SEARCH_RLIMIT,
@@ -396,8 +429,7 @@ def compile_bilinear_cp(automaton: Automaton, *, rank: int | None = None,
             search_seconds, int | float) or not search_seconds > 0):
         raise SpecError("must be a positive number or null", source="<compile>",
                         field="options.search_seconds", value=search_seconds)
-    w_float, h0, readout = one_hot_tensors(automaton)
-    w = w_float.astype(np.int64)
+    w, h0, readout = one_hot_coordinates(automaton)
     delta = automaton.delta
     builders = {"image": image_terms, "transitions": transition_terms, "slices": slice_terms}
     values = easy_bounds(delta)
@@ -409,21 +441,26 @@ def compile_bilinear_cp(automaton: Automaton, *, rank: int | None = None,
     if terms[0].shape[1] <= lower:
         outcome = "optimal: equals the flattening lower bound"
     elif search and (rank is None or rank < terms[0].shape[1]):
-        terms, outcome = _search(w, terms, max(lower, rank or 0), search_rlimit,
+        terms, outcome = _search(w.to_dense().astype(np.int64), terms, max(lower, rank or 0),
+                                 search_rlimit,
                                  None if search_seconds is None else float(search_seconds))
     found = terms[0].shape[1]
     if rank is not None and found > rank:
         raise NotExpressible(f"bilinear-cp: no exact decomposition of rank {rank} found "
                              f"(best found {found}; lower bound {lower}; search: {outcome})")
-    u, v, z = (t.astype(np.float64) for t in terms)
+    u, v, z = terms
     if rank is not None and rank > found:
         pad = rank - found
-        u, v, z = (np.hstack([t, np.zeros((t.shape[0], pad))]) for t in (u, v, z))
-    # The float64 arrays are what gets stored: check them, not the integers.
-    if not np.array_equal(reconstruct_exact(u, v, z), w.astype(object)):
+        u, v, z = (np.hstack([t, np.zeros((t.shape[0], pad), np.int64)]) for t in (u, v, z))
+    stored_u, stored_z = compact(_nonzeros(u)), compact(_nonzeros(z))
+    stored_v = v.astype(np.float64)
+    # The float64 tensors are what gets stored: check them, not the integers.
+    want = {key: Fraction(1) for key in zip(*(axis.tolist() for axis in w.indices))}
+    if reconstruct_entries(stored_u, stored_v, stored_z) != want:
         raise AssertionError("bilinear-cp: the CP factors do not reconstruct the tensor")
     return Network(arch="bilinear-cp",
-                   params={"U": u, "V": v, "Z": z, "h0": h0, "readout": readout},
+                   params={"U": stored_u, "V": stored_v, "Z": stored_z, "h0": h0,
+                           "readout": compact(readout)},
                    symbols=automaton.symbols, labels=automaton.labels,
                    options={"construction": "cp", "rank": int(u.shape[1]), "bounds": values,
                             "flattening_ranks": list(ranks), "lower_bound": lower,

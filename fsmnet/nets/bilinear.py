@@ -11,20 +11,21 @@ bilinear-full
     construction on many states).
 bilinear-cp
     ``U`` (H, R), ``V`` (|Σ|, R), ``Z`` (H, R): A(x) = U diag(Vᵀx) Zᵀ, so
-    A(e_σ) = U diag(V[σ]) Zᵀ; ``h0`` and ``readout`` as above.
+    A(e_σ) = U diag(V[σ]) Zᵀ; ``h0`` and ``readout`` as above.  ``U``, ``Z`` and
+    ``readout`` may be stored sparse (the one-hot factors of the construction).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from fsmnet.nets.linear import LinearRecurrence, to_fractions
 from fsmnet.nets.semantics import require_stored, require_tensor
-from fsmnet.nets.sparse import SparseTensor
+from fsmnet.nets.sparse import SparseTensor, columns
 
 if TYPE_CHECKING:
     from fsmnet.nets.network import Network
@@ -59,14 +60,44 @@ class CPBilinear(LinearRecurrence):
     """A(x) = U diag(Vᵀx) Zᵀ, a rank-R CP factorization of the full tensor."""
 
     arch = "bilinear-cp"
+    sparse_tensors = frozenset({"U", "Z", "readout"})
 
     def validate_tensors(self, params: Mapping[str, np.ndarray], n_symbols: int,
                          source: str) -> int:
-        u = require_tensor(params, "U", (None, None), source)
-        hidden, rank = u.shape
+        hidden, rank = require_stored(params, "U", (None, None), source)
         require_tensor(params, "V", (n_symbols, rank), source)
-        require_tensor(params, "Z", (hidden, rank), source)
+        require_stored(params, "Z", (hidden, rank), source)
         return int(hidden)
+
+    def matrix_entries(self, net: Network, exact: bool) -> tuple[np.ndarray, ...] | None:
+        """A(e_σ)'s entries from sparse U and Z, term by term on the factors' supports:
+        exact Fractions, or float64 values where each entry is a single term whose
+        pairwise and triple products are doubles (then ``einsum`` computes exactly that
+        value in any order: its other terms are products with 0).  None for dense
+        factors, and for float64 where that does not hold."""
+        stored = net.stored
+        if not any(isinstance(stored[name], SparseTensor) for name in ("U", "Z")):
+            return None
+        v = np.asarray(net.params["V"], dtype=np.float64)
+        u_cols, z_cols = columns(stored["U"]), columns(stored["Z"])
+        acc: dict[tuple[int, int, int], list[tuple[float, float, float]]] = {}
+        for s, r in zip(*(axis.tolist() for axis in np.nonzero(v))):
+            for i, x in u_cols[r]:
+                for j, y in z_cols[r]:
+                    acc.setdefault((s, i, j), []).append((x, float(v[s, r]), y))
+        keys = sorted(acc)
+        values: list[Any] = []
+        for key in keys:
+            terms = acc[key]
+            if exact:
+                values.append(sum((Fraction(a) * Fraction(b) * Fraction(c)
+                                   for a, b, c in terms), Fraction(0)))
+            elif len(terms) == 1 and _products_are_doubles(*terms[0]):
+                values.append(terms[0][0] * terms[0][1] * terms[0][2])
+            else:
+                return None
+        coords = np.array(keys, dtype=np.int64).reshape(-1, 3).T
+        return (*coords, np.array(values, dtype=object if exact else np.float64))
 
     def matrices_float(self, net: Network) -> np.ndarray:
         p = net.params
@@ -115,6 +146,18 @@ def _integer_fractions(matrix: np.ndarray) -> np.ndarray:
     for value in np.unique(ints):
         out[ints == value] = Fraction(int(value))
     return out
+
+
+def _products_are_doubles(a: float, b: float, c: float) -> bool:
+    """Whether a·b, b·c, a·c and a·b·c are finite float64 values exactly."""
+    fa, fb, fc = Fraction(a), Fraction(b), Fraction(c)
+    for exact in (fa * fb, fb * fc, fa * fc, fa * fb * fc):
+        try:
+            if Fraction(float(exact)) != exact:
+                return False
+        except OverflowError:
+            return False
+    return True
 
 
 FULL = FullBilinear()

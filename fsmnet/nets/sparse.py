@@ -212,6 +212,22 @@ def decode(arrays: Mapping[str, np.ndarray], shapes: Any,
     return out
 
 
+def columns(matrix: np.ndarray | SparseTensor) -> list[list[tuple[int, float]]]:
+    """Column j of a dense or sparse matrix as its (row, value) non-zeros, rows in order."""
+    if isinstance(matrix, SparseTensor):
+        rows, cols = matrix.indices
+        values = matrix.values
+    else:
+        rows, cols = np.nonzero(matrix)
+        values = matrix[rows, cols]
+    out: list[list[tuple[int, float]]] = [[] for _ in range(matrix.shape[1])]
+    order = np.lexsort((rows, cols))
+    for i, j, x in zip(rows[order].tolist(), cols[order].tolist(), values[order].tolist()):
+        if x != 0:
+            out[j].append((i, x))
+    return out
+
+
 def first_argmax_of_columns(matrix: np.ndarray | SparseTensor, sign: int) -> np.ndarray:
     """For each column j, the first row index of the largest entry of ``sign·M[:, j]``
     (``np.argmax``'s choice, zeros included), without forming a dense sparse matrix.
