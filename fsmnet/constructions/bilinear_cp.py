@@ -57,7 +57,9 @@ from fsmnet.errors import NotExpressible, SpecError
 from fsmnet.nets import Network
 from fsmnet.nets.sparse import SparseTensor, columns, compact, coo
 
-Terms = tuple[np.ndarray, np.ndarray, np.ndarray]  # U (n, R), V (k, R), Z (n, R), int64
+Terms = tuple[np.ndarray | SparseTensor, np.ndarray, np.ndarray | SparseTensor]
+"""U (n, R), V (k, R), Z (n, R): integer-valued; U and Z as their non-zeros where a
+builder knows them (image and transition terms: no n × R array at 5,040 states)."""
 
 BOUND_NAMES = ("image", "transitions", "slices")
 # n²·|Σ|·R above which the Z3 search is not even encoded (the encoding alone
@@ -210,32 +212,35 @@ def _stack(terms: list[tuple[np.ndarray, np.ndarray, np.ndarray]], n: int, k: in
     return u, v, z
 
 
+def _ones(shape: tuple[int, int], rows: np.ndarray, cols: np.ndarray) -> SparseTensor:
+    return coo(shape, np.stack([rows, cols]), np.ones(len(rows)))
+
+
 def image_terms(delta: np.ndarray) -> Terms:
     """One term per (σ, image point i): U = e_i, V = e_σ, Z = 1[δ(·, σ) = i]."""
     k, n = delta.shape
     images = [np.unique(delta[s]) for s in range(k)]
     first = np.cumsum([0] + [len(im) for im in images])
-    u, v, z = (np.zeros((rows, int(first[-1])), np.int64) for rows in (n, k, n))
-    for s, im in enumerate(images):
-        cols = np.arange(first[s], first[s + 1])
-        u[im, cols] = 1
-        v[s, cols] = 1
-        z[np.arange(n), first[s] + np.searchsorted(im, delta[s])] = 1
-    return u, v, z
+    rank = int(first[-1])
+    v = np.zeros((k, rank), np.int64)
+    for s in range(k):
+        v[s, first[s]:first[s + 1]] = 1
+    u_rows = np.concatenate(images) if images else np.zeros(0, np.int64)
+    z_cols = np.concatenate([first[s] + np.searchsorted(images[s], delta[s]) for s in range(k)]
+                            ) if k else np.zeros(0, np.int64)
+    return (_ones((n, rank), u_rows.astype(np.int64), np.arange(rank)), v,
+            _ones((n, rank), np.tile(np.arange(n), k), z_cols.astype(np.int64)))
 
 
 def transition_terms(delta: np.ndarray) -> Terms:
     """One term per (source j, target i): U = e_i, Z = e_j, V = 1[δ(j, ·) = i]."""
     k, n = delta.shape
     pairs = [(j, int(i)) for j in range(n) for i in np.unique(delta[:, j])]
-    u, v, z = (np.zeros((rows, len(pairs)), np.int64) for rows in (n, k, n))
-    if pairs:
-        source, target = (np.array(x) for x in zip(*pairs))
-        cols = np.arange(len(pairs))
-        u[target, cols] = 1
-        z[source, cols] = 1
-        v[:, cols] = (delta[:, source] == target).astype(np.int64)
-    return u, v, z
+    source, target = (np.array(x, dtype=np.int64) for x in zip(*pairs)) if pairs else \
+        (np.zeros(0, np.int64), np.zeros(0, np.int64))
+    cols = np.arange(len(pairs))
+    v = (delta[:, source] == target).astype(np.int64)
+    return _ones((n, len(pairs)), target, cols), v, _ones((n, len(pairs)), source, cols)
 
 
 def slice_terms(delta: np.ndarray) -> Terms:
@@ -354,10 +359,11 @@ class _TernaryProblem:
         return u[:, keep], v[:, keep], z[:, keep]
 
 
-def _search(w: np.ndarray, start: Terms, floor: int, rlimit: int,
+def _search(w: SparseTensor, start: Terms, floor: int, rlimit: int,
             seconds: float | None) -> tuple[Terms, str]:
     """Lower the rank of ``start`` towards ``floor``, ``rlimit`` Z3 units per rank
-    (and, when ``seconds`` is given, within that wall-clock guard, encoding included)."""
+    (and, when ``seconds`` is given, within that wall-clock guard, encoding included).
+    W is made dense only for a problem small enough to encode."""
     deadline = None if seconds is None else time.monotonic() + seconds
     n, _, k = w.shape
     best = start
@@ -367,7 +373,7 @@ def _search(w: np.ndarray, start: Terms, floor: int, rlimit: int,
             return best, f"too large to search (n²·|Σ|·R = {n * n * k * target})"
         if deadline is not None and deadline - time.monotonic() <= 0:
             return best, f"time guard spent before trying rank {target} (not reproducible)"
-        problem = _TernaryProblem(w, target)
+        problem = _TernaryProblem(w.to_dense().astype(np.int64), target)
         left = None if deadline is None else deadline - time.monotonic()
         found = problem.solve(rlimit, left) if left is None or left > 0 else "unknown"
         if isinstance(found, str):
@@ -380,12 +386,22 @@ def _search(w: np.ndarray, start: Terms, floor: int, rlimit: int,
 
 
 # ------------------------------------------------------------ construction
-def _nonzeros(matrix: np.ndarray) -> SparseTensor:
-    """A factor's non-zeros, found once (no float copy of the dense factor)."""
+def _sparse(matrix: np.ndarray | SparseTensor) -> SparseTensor:
+    """A factor's non-zeros as float64 (a dense factor is scanned once, not copied)."""
+    if isinstance(matrix, SparseTensor):
+        return matrix
     where = np.nonzero(matrix)
     return SparseTensor(tuple(int(d) for d in matrix.shape),
                         np.array(where, dtype=np.int64).reshape(2, -1),
                         np.asarray(matrix[where], dtype=np.float64))
+
+
+def _padded(matrix: np.ndarray | SparseTensor, pad: int) -> np.ndarray | SparseTensor:
+    """``pad`` zero columns appended (row-major order of the entries is unchanged)."""
+    if isinstance(matrix, SparseTensor):
+        return SparseTensor((matrix.shape[0], matrix.shape[1] + pad), matrix.indices,
+                            matrix.values)
+    return np.hstack([matrix, np.zeros((matrix.shape[0], pad), matrix.dtype)])
 
 
 def compile_bilinear_cp(automaton: Automaton, *, rank: int | None = None,
@@ -441,8 +457,7 @@ def compile_bilinear_cp(automaton: Automaton, *, rank: int | None = None,
     if terms[0].shape[1] <= lower:
         outcome = "optimal: equals the flattening lower bound"
     elif search and (rank is None or rank < terms[0].shape[1]):
-        terms, outcome = _search(w.to_dense().astype(np.int64), terms, max(lower, rank or 0),
-                                 search_rlimit,
+        terms, outcome = _search(w, terms, max(lower, rank or 0), search_rlimit,
                                  None if search_seconds is None else float(search_seconds))
     found = terms[0].shape[1]
     if rank is not None and found > rank:
@@ -451,8 +466,9 @@ def compile_bilinear_cp(automaton: Automaton, *, rank: int | None = None,
     u, v, z = terms
     if rank is not None and rank > found:
         pad = rank - found
-        u, v, z = (np.hstack([t, np.zeros((t.shape[0], pad), np.int64)]) for t in (u, v, z))
-    stored_u, stored_z = compact(_nonzeros(u)), compact(_nonzeros(z))
+        u, z = _padded(u, pad), _padded(z, pad)
+        v = np.hstack([v, np.zeros((v.shape[0], pad), np.int64)])
+    stored_u, stored_z = compact(_sparse(u)), compact(_sparse(z))
     stored_v = v.astype(np.float64)
     # The float64 tensors are what gets stored: check them, not the integers.
     want = {key: Fraction(1) for key in zip(*(axis.tolist() for axis in w.indices))}
