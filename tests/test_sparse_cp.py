@@ -7,22 +7,23 @@ term by term in Fractions, and the generic exploration without the one-hot codes
 
 from __future__ import annotations
 
-import json
-import os
 from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import assume, given
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from sparse_helpers import (
+    assert_certificate_checks_against_the_file,
+    assert_twins_run_and_prove_alike,
+    assert_verdict_of_dense_twin,
+    move_one_entry,
+)
 
 import fsmnet
 from fsmnet.nets import Network
-from fsmnet.nets.float32 import program
-from fsmnet.nets.network import load_network
-from fsmnet.nets.sparse import SparseTensor, coo
-from fsmnet.proofs.product import explore_product
+from fsmnet.nets.sparse import SparseTensor
 from fsmnet.testing.strategies import automata
 
 
@@ -60,13 +61,7 @@ def test_sparse_factors_are_the_dense_network(a, data) -> None:
         floats[entries[0], entries[1], entries[2]] = entries[3]
         assert floats.tobytes() == (dense.semantics.matrices_float(dense) + 0.0).tobytes()
     word = data.draw(st.lists(st.integers(0, a.n_symbols - 1), max_size=40))
-    assert np.array_equal(sparse.label_trace(word), dense.label_trace(word))
-    assert np.array_equal(sparse.label_trace(word, exact=True), dense.label_trace(word))
-    assert program(sparse).matrices[0].tobytes() == program(dense).matrices[0].tobytes()
-    fast = explore_product(sparse, a)
-    generic = explore_product(dense, a, fast_paths=False)
-    assert (fast.status, fast.pairs, fast.transitions) == \
-        (generic.status, generic.pairs, generic.transitions)
+    assert_twins_run_and_prove_alike(a, sparse, dense, word)
 
 
 FACTOR = st.sampled_from([0.0, 0.0, 1.0, -1.0, 0.5, 3.0, 1e-200, 2.0**-1074])
@@ -109,27 +104,14 @@ def test_an_entry_of_two_terms_takes_the_dense_float_path() -> None:
 @given(automata(min_states=2, max_states=6, max_symbols=3, max_labels=3), st.data())
 def test_a_wrong_sparse_factor_is_refuted_with_a_confirmed_word(a, data) -> None:
     net = fsmnet.compile(a, "bilinear-cp")
-    u = SparseTensor.from_dense(np.asarray(net.params["U"]))
-    hidden = u.shape[0]
-    assume(u.nnz > 0 and hidden > 1)
-    e = data.draw(st.integers(0, u.nnz - 1))
-    moved = u.indices.copy()
-    moved[0, e] = (moved[0, e] + data.draw(st.integers(1, hidden - 1))) % hidden
-    assume(np.unique(np.ravel_multi_index(tuple(moved), u.shape)).size == u.nnz)
-    mutant_u = coo(u.shape, moved, u.values)
+    mutant_u = move_one_entry(SparseTensor.from_dense(np.asarray(net.params["U"])), 0, data)
     params = {**net.params, "U": mutant_u, "Z": SparseTensor.from_dense(net.params["Z"])}
     mutant = Network(arch="bilinear-cp", params=params, symbols=net.symbols,
                      labels=net.labels)
     dense = Network(arch="bilinear-cp",
                     params={**net.params, "U": mutant_u.to_dense()},
                     symbols=net.symbols, labels=net.labels)
-    got = fsmnet.verify(a, mutant)
-    want = explore_product(dense, a, fast_paths=False).status
-    assert got.verdict == {"closed": "proved", "mismatch": "refuted"}[want]
-    if got.verdict == "refuted":
-        names = [a.symbols[i] if isinstance(i, (int, np.integer)) else i
-                 for i in got.counterexample.word]
-        assert mutant.output_of(names) != a.output_of(names)
+    assert_verdict_of_dense_twin(a, mutant, dense)
 
 
 def test_s6_compiles_sparse_and_its_certificate_checks_against_the_file(tmp_path) -> None:
@@ -140,19 +122,9 @@ def test_s6_compiles_sparse_and_its_certificate_checks_against_the_file(tmp_path
     # U = e_i and Z = e_j (a permutation's preimage is one state).
     assert isinstance(u, SparseTensor) and u.shape == (720, 1440) and u.nnz == 1440
     assert isinstance(z, SparseTensor) and z.nnz == 1440
-    path = tmp_path / "s6.safetensors"
-    net.save(path)
-    assert os.path.getsize(path) < 200_000
-    cert_path = tmp_path / "s6.cert.json"
-    back = load_network(path)
-    result = fsmnet.verify(a, back, certificate=str(cert_path), network_path=str(path))
-    assert result.verdict == "proved" and result.details["pairs"] == 720
-    assert not any(key.startswith("dense:") for key in back._cache)
-    cert = json.loads(cert_path.read_text())
-    assert cert["network"]["model"]["type"] == "linear-sparse"
-    from fsmnet.proofs.certificate import check_against_network
-
-    assert "720 pairs" in check_against_network(cert, str(path))
+    cert = assert_certificate_checks_against_the_file(a, net, tmp_path, "linear-sparse")
+    assert (tmp_path / "net.safetensors").stat().st_size < 200_000
+    assert cert["pairs"][0] == [0, 0]
 
 
 def test_torch_reads_sparse_factors() -> None:

@@ -8,7 +8,6 @@ the float64 shortcut the dense float64 product itself, compared bit for bit.
 
 from __future__ import annotations
 
-import json
 from fractions import Fraction
 
 import numpy as np
@@ -16,18 +15,21 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis_budget import examples
+from sparse_helpers import (
+    assert_certificate_checks_against_the_file,
+    assert_twins_run_and_prove_alike,
+    assert_verdict_of_dense_twin,
+    move_one_entry,
+)
 
 import fsmnet
 from fsmnet.errors import NetworkFileError
 from fsmnet.gpu.tabulate import tabulate
 from fsmnet.nets import Network
 from fsmnet.nets.deltaproduct import householder_columns, householder_product
-from fsmnet.nets.float32 import program
 from fsmnet.nets.linear import to_fractions
-from fsmnet.nets.network import load_network
 from fsmnet.nets.one_hot import one_hot_codes
 from fsmnet.nets.sparse import SparseTensor, coo
-from fsmnet.proofs.product import explore_product
 from fsmnet.testing.strategies import automata
 
 
@@ -60,13 +62,7 @@ def test_sparse_keys_are_the_dense_network(a, data) -> None:
     for exact in (True, False):
         assert _same_codes(one_hot_codes(sparse, exact=exact), one_hot_codes(dense, exact=exact))
     word = data.draw(st.lists(st.integers(0, a.n_symbols - 1), max_size=40))
-    assert np.array_equal(sparse.label_trace(word), dense.label_trace(word))
-    assert np.array_equal(sparse.label_trace(word, exact=True), dense.label_trace(word))
-    assert program(sparse).matrices[0].tobytes() == program(dense).matrices[0].tobytes()
-    fast = explore_product(sparse, a)
-    generic = explore_product(dense, a, fast_paths=False)
-    assert (fast.status, fast.pairs, fast.transitions) == \
-        (generic.status, generic.pairs, generic.transitions)
+    assert_twins_run_and_prove_alike(a, sparse, dense, word)
     table, twin = tabulate(sparse), tabulate(dense)
     assert table is not None and twin is not None
     assert np.array_equal(table.automaton.delta, twin.automaton.delta)
@@ -132,26 +128,15 @@ def test_a_scale_that_is_not_a_double_takes_the_dense_path() -> None:
 @given(automata(min_states=2, max_states=6, max_symbols=3, max_labels=3), st.data())
 def test_a_wrong_sparse_key_is_refuted_with_a_confirmed_word(a, data) -> None:
     net = fsmnet.compile(a, "deltaproduct")
-    keys = SparseTensor.from_dense(np.asarray(net.params["keys"]))
-    hidden = keys.shape[2]  # the minimal automaton's states
-    assume(keys.nnz > 0 and hidden > 1)
-    e = data.draw(st.integers(0, keys.nnz - 1))
-    moved = keys.indices.copy()
-    moved[2, e] = (moved[2, e] + data.draw(st.integers(1, hidden - 1))) % hidden
-    assume(np.unique(np.ravel_multi_index(tuple(moved), keys.shape)).size == keys.nnz)
-    mutant_keys = coo(keys.shape, moved, keys.values)
+    # a key entry moved to another state (the minimal automaton's)
+    mutant_keys = move_one_entry(SparseTensor.from_dense(np.asarray(net.params["keys"])), 2,
+                                 data)
     params = {**net.params, "keys": mutant_keys}
     mutant = Network(arch="deltaproduct", params=params, symbols=net.symbols,
                      labels=net.labels)
     dense = Network(arch="deltaproduct", params={**params, "keys": mutant_keys.to_dense()},
                     symbols=net.symbols, labels=net.labels)
-    got = fsmnet.verify(a, mutant)
-    want = explore_product(dense, a, fast_paths=False).status
-    assert got.verdict == {"closed": "proved", "mismatch": "refuted"}[want]
-    if got.verdict == "refuted":
-        names = [a.symbols[i] if isinstance(i, (int, np.integer)) else i
-                 for i in got.counterexample.word]
-        assert mutant.output_of(names) != a.output_of(names)
+    assert_verdict_of_dense_twin(a, mutant, dense)
 
 
 def test_s6_compiles_sparse_and_its_certificate_checks_against_the_file(tmp_path) -> None:
@@ -162,19 +147,9 @@ def test_s6_compiles_sparse_and_its_certificate_checks_against_the_file(tmp_path
     # Hand count: the transposition letter is 360 reflections of two entries; the
     # 6-cycle letter has 120 cycles of length 6, so 720 − 120 = 600 reflections.
     assert keys.nnz == 2 * (360 + 600)
-    path = tmp_path / "s6.safetensors"
-    net.save(path)
-    cert_path = tmp_path / "s6.cert.json"
-    back = load_network(path)
-    result = fsmnet.verify(a, back, certificate=str(cert_path), network_path=str(path))
-    assert result.verdict == "proved" and result.details["pairs"] == 720
-    assert not any(key.startswith("dense:") for key in back._cache)  # nothing expanded
-    cert = json.loads(cert_path.read_text())
-    assert cert["network"]["model"]["type"] == "linear-sparse"
-    from fsmnet.proofs.certificate import check_against_network
+    cert = assert_certificate_checks_against_the_file(a, net, tmp_path, "linear-sparse")
     from fsmnet.proofs.checker import CertificateError, check_certificate
 
-    assert "720 pairs" in check_against_network(cert, str(path))
     cert["network"]["model"]["matrices"][0]["values"][0] = "-1"
     with pytest.raises(CertificateError):
         check_certificate(cert)

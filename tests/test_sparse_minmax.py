@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 from fractions import Fraction
 from unittest import mock
 
@@ -20,13 +19,13 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from hypothesis_budget import examples
+from sparse_helpers import assert_certificate_checks_against_the_file
 
 import fsmnet
 from fsmnet.errors import NetworkFileError
 from fsmnet.gpu.tabulate import tabulate
 from fsmnet.nets import Network
 from fsmnet.nets.minmax import affine_step, first_argmax, maxmin_matvec
-from fsmnet.nets.network import load_network
 from fsmnet.nets.one_hot import one_hot_codes
 from fsmnet.nets.sparse import SparseTensor
 from fsmnet.proofs.certificate import build_certificate
@@ -216,19 +215,8 @@ def test_s7_compiles_sparse_and_its_certificate_checks_against_the_file(tmp_path
     a = fsmnet.load("symmetric:7,gens").minimal()
     net = fsmnet.compile(a, "minmax-dense")
     assert isinstance(net.stored["R"], SparseTensor) and net.stored["R"].nnz == 5040 * 2
-    path = tmp_path / "s7.safetensors"
-    net.save(path)
-    assert os.path.getsize(path) < 2 * 2**20
-    cert_path = tmp_path / "s7.cert.json"
-    back = load_network(path)
-    result = fsmnet.verify(a, back, certificate=str(cert_path), network_path=str(path))
-    assert result.verdict == "proved" and result.details["pairs"] == 5040
-    assert not any(key.startswith("dense:") for key in back._cache)
-    from fsmnet.proofs.certificate import check_against_network
-
-    cert = json.loads(cert_path.read_text())
-    assert cert["network"]["model"]["type"] == "minmax-sparse"
-    assert "5040 pairs" in check_against_network(cert, str(path))
+    assert_certificate_checks_against_the_file(a, net, tmp_path, "minmax-sparse")
+    assert (tmp_path / "net.safetensors").stat().st_size < 2 * 2**20
 
 
 def test_an_offset_stored_sparse_is_refused() -> None:
