@@ -179,3 +179,22 @@ def test_a_broken_cascade_is_caught():
     from fsmnet.algebra.holonomy import LevelAction
     h._cache[(2, 0, code[:1])] = LevelAction(*wrong)
     assert not check_action(h).passed
+
+
+@given(semiautomata(max_states=6, max_letters=3), st.integers(1, 40))
+def test_the_action_check_gives_up_from_the_count_without_listing_codes(case, limit):
+    # The count of codes (fsmnet.algebra.holonomy.chains.count_chains) decides "not
+    # exhaustive" before anything is listed: a 100-state counter has one state with
+    # millions of codes.  Independent source: the listed codes of every state.
+    from unittest import mock
+
+    _, gens = case
+    h = decompose(gens)
+    total = sum(len(h.all_codes(x)) for x in range(h.n_states))
+    if total > limit:
+        with mock.patch.object(type(h), "all_codes", side_effect=AssertionError("listed")):
+            result = check_action(h, max_codes=limit)
+        assert not result.passed and result.checked == total
+        assert "not exhaustive" in result.failures[0]
+    else:
+        assert check_action(h, max_codes=limit).passed
