@@ -103,7 +103,10 @@ def slow_net(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-@pytest.mark.parametrize("float32", [False, True], ids=["float64", "float32"])
+# float32 is slow-marked: the same interrupt handler as float64 (the default suite's
+# representative), a second subprocess of a few seconds.
+@pytest.mark.parametrize("float32", [False, pytest.param(True, marks=pytest.mark.slow)],
+                         ids=["float64", "float32"])
 def test_ctrl_c_stops_a_long_run_with_exit_130(float32: bool, slow_net: Path,
                                                tmp_path: Path) -> None:
     # Before: the Ctrl-C waited for the whole piece, then came back from the Numba
@@ -118,6 +121,7 @@ def test_ctrl_c_stops_a_long_run_with_exit_130(float32: bool, slow_net: Path,
     assert "accuracy" not in text  # no result was printed
 
 
+@pytest.mark.slow  # the default suite interrupts training itself (test_front_door_more.py)
 def test_ctrl_c_stops_the_long_check_of_train_and_leaves_no_network(scratch: Path) -> None:
     before = listing(scratch)
     proc, lines = _start(["train", "parity", "--arch", "bilinear-full", "--hidden", "4",

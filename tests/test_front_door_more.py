@@ -73,6 +73,7 @@ def test_info_stops_an_enumeration_the_bound_let_through_at_the_limit(
     assert code == 0 and "monoid size     58883" in out
 
 
+@pytest.mark.slow  # the default suite interrupts the monoid above 64 states (below)
 def test_ctrl_c_stops_the_monoid_of_info_and_writes_no_picture(tmp_path: Path) -> None:
     before = listing(tmp_path)
     proc, lines = _start(["info", "random:n=20,k=3,seed=1", "--max-cells", "1e13",
@@ -203,6 +204,7 @@ def test_decompose_refuses_too_many_states_before_any_work(
     one_line_error(*cli(["decompose", "symmetric:3", "--max-states", "5"], capsys))
 
 
+@pytest.mark.slow  # the same interrupt handling as the monoid's, in the default suite
 def test_ctrl_c_stops_the_holonomy_decomposition_and_writes_no_picture(
         tmp_path: Path) -> None:
     before = listing(tmp_path)
