@@ -26,7 +26,6 @@ from fsmnet.nets import Network
 from fsmnet.nets.sparse import SparseTensor
 from fsmnet.testing.strategies import automata
 
-
 # The networks are compiled with search=False: the Z3 rank search (seconds an example)
 # changes the factors, not how sparse factors are read.
 
