@@ -161,6 +161,10 @@ def _never_proved_wrongly(a: Automaton, shortest_disagreement, max_len: int) -> 
 FIXTURE_OK = [HealthCheck.function_scoped_fixture]  # the fixture is a pure function
 
 
+# One random example costs about 9 s (compiles that miss their tuning are redrawn); the
+# default suite keeps the hand-built cases above (proved, and a wrong readout refuted
+# with a confirmed word), and the slow suite draws 1 here and 25 below.
+@pytest.mark.slow
 @settings(max_examples=examples(1), suppress_health_check=FIXTURE_OK)
 @given(a=permutation_reset_automata())
 def test_random_permutation_reset_automata(a: Automaton, shortest_disagreement) -> None:
