@@ -165,14 +165,7 @@ def sparse_linear_model(net: Network) -> dict[str, Any]:
         order = np.lexsort((cols[keep], rows[keep]))
         matrices.append(_sparse_matrix(rows[keep][order], cols[keep][order],
                                        values[keep][order]))
-    readout = net.stored["readout"]
-    if isinstance(readout, np.ndarray):
-        r_rows, r_cols = np.nonzero(readout)
-        r_values = readout[r_rows, r_cols]
-    else:
-        r_rows, r_cols = readout.indices
-        keep = readout.values != 0
-        r_rows, r_cols, r_values = r_rows[keep], r_cols[keep], readout.values[keep]
+    (r_rows, r_cols), r_values = _nonzeros(net.stored["readout"])
     h0 = sem.initial_state(net, True)
     index = [j for j, x in enumerate(h0.tolist()) if x != 0]
     return {"type": "linear-sparse", "dim": hidden, "matrices": matrices,
