@@ -452,7 +452,7 @@ def _permuted(net: Network, perm: list[int]) -> Network:
                    labels=net.labels, name=net.name)
 
 
-@settings(max_examples=examples(2))
+@settings(max_examples=examples(1))  # the slow twin below tries all six orders
 @given(perm=st.permutations([0, 1, 2]))
 @example(perm=[2, 1, 0])  # read, reset, set: the order AALpy's names sort into
 def test_symbol_order_does_not_change_the_verdict(trained_flipflop, perm) -> None:

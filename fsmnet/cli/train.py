@@ -362,6 +362,7 @@ def _handle_until_proved(args: argparse.Namespace, options: dict[str, Any]) -> i
     from fsmnet.cli.common import print_counterexample
     from fsmnet.train.data import task_automaton
     from fsmnet.train.loop import TrainConfig
+    from fsmnet.train.snap import describe
     from fsmnet.train.until_proved import Budget, RoundRecord, train_until_proved
 
     automaton = task_automaton(args.spec)  # a bad SPEC fails here, before any training
@@ -376,7 +377,7 @@ def _handle_until_proved(args: argparse.Namespace, options: dict[str, Any]) -> i
     def progress(r: RoundRecord) -> None:
         if args.json:
             return
-        snap = "" if r.snap is None else f", snap 2^-{r.snap['bits']} {r.snap['verdict']}"
+        snap = "" if r.snap is None else f", snap {describe(r.snap)} {r.snap['verdict']}"
         cex = "-" if r.counterexample is None else str(len(r.counterexample))
         length = "all" if r.verdict == "proved" else r.proved_length
         print(f"round {r.round}: {r.steps} steps{' (fresh start)' if r.restarted else ''}, "
@@ -389,7 +390,7 @@ def _handle_until_proved(args: argparse.Namespace, options: dict[str, Any]) -> i
     if args.json:
         print_json({"spec": args.spec, "arch": args.arch, **result.to_json()})
     else:
-        snapped = "" if result.snapped is None else f", snapped to 2^-{result.snapped['bits']}"
+        snapped = "" if result.snapped is None else f", snapped to {describe(result.snapped)}"
         if result.verdict == "proved":
             print(f"proved ({result.claim}{snapped}) after {len(result.rounds)} rounds, "
                   f"{result.steps} steps, {result.seconds:.1f} s")

@@ -27,8 +27,10 @@ from fsmnet.proofs.certificate_models import (
     MINMAX_DENSE,
     SPARSE_LINEAR,
     SPARSE_MINMAX,
+    NotRational,
     certificate_form,
     exact_qs,
+    float32_linear_model,
     has_sparse_minmax_model,
     has_sparse_model,
     linear_model,
@@ -51,6 +53,16 @@ CERTIFICATE_VERSION = 1
 def network_model(net: Network) -> dict[str, Any]:
     """The exact model of a network that the checker knows how to step."""
     return certificate_form(net).model(net)
+
+
+def float32_model(net: Network) -> dict[str, Any]:
+    """The model of a ``float32-product`` certificate: the exact one, or where that has an
+    irrational weight (an exact header's rotation), :func:`float32_linear_model`, whose
+    entries are the doubles the float32 reference step rounds."""
+    try:
+        return network_model(net)
+    except NotRational:
+        return float32_linear_model(net)
 
 
 def file_sha256(path: str | os.PathLike[str]) -> str:
@@ -192,6 +204,8 @@ def file_model(cert: dict[str, Any], network_path: str | Network) -> dict[str, A
                 "multipliers": [[elem_json(x) for x in row] for row in lam],
                 "h0": [elem_json(x) for x in h0],
                 "readout": [[elem_json(x) for x in row] for row in weights]}
+    if cert.get("method") == "float32-product":
+        return float32_model(net)
     return certificate_form(net).model(net)
 
 

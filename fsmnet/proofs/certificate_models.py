@@ -55,8 +55,19 @@ def _strings(array: Any) -> Any:
     return [_strings(x) for x in arr]
 
 
+class NotRational(FsmnetError):
+    """An exact weight is irrational (a rotation 2πk/n of an exact header): the
+    certificate formats hold rationals only."""
+
+
 def exact_q(x: Any) -> str:
-    """An exact rational (Fraction, int or float) as ``"p/q"`` (``"p"`` for integers)."""
+    """An exact rational (Fraction, int, float or a rational cyclotomic number) as
+    ``"p/q"`` (``"p"`` for integers); :class:`NotRational` for an irrational one."""
+    if hasattr(x, "rational"):  # a cyclotomic number: rational or not, decided exactly
+        q = x.rational()
+        if q is None:
+            raise NotRational(f"the exact weight {x} is irrational: no rational model")
+        x = q
     f = Fraction(x)
     return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
 
@@ -85,6 +96,34 @@ def linear_model(net: Network) -> dict[str, Any]:
         "matrices": exact_qs(sem.matrices(net, True)),
         "h0": exact_qs(sem.initial_state(net, True)),
         "readout": exact_qs(sem.readout_matrix(net, True)),
+    }
+
+
+def _doubles_for_irrationals(exact: np.ndarray, doubles: np.ndarray) -> np.ndarray:
+    """``exact`` with each irrational entry replaced by the file's float64 value."""
+    out = np.asarray(exact, dtype=object).copy()
+    flat, back = out.ravel(), np.asarray(doubles, dtype=np.float64).ravel()
+    for i, x in enumerate(flat):
+        if hasattr(x, "rational") and x.rational() is None:
+            flat[i] = back[i]
+    return flat.reshape(out.shape)
+
+
+def float32_linear_model(net: Network) -> dict[str, Any]:
+    """The model of a ``float32-product`` certificate: :func:`linear_model`, except that
+    an irrational exact weight (an exact header's rotation) is the file's float64 value.
+    The float32 reference step rounds that double (fsmnet.nets.float32), and the checker
+    rounds the model's rationals through float64 to float32, so both use one value."""
+    if not net.exact:
+        return linear_model(net)
+    sem: Any = net.semantics
+    return {
+        "type": "linear",
+        "matrices": exact_qs(_doubles_for_irrationals(sem.matrices(net, True),
+                                                      sem.matrices(net, False))),
+        "h0": exact_qs(sem.initial_state(net, True)),
+        "readout": exact_qs(_doubles_for_irrationals(sem.readout_matrix(net, True),
+                                                     sem.readout_matrix(net, False))),
     }
 
 

@@ -118,11 +118,11 @@ def _word(parent: list[tuple[int, int]], p: int) -> list[int]:
 def float32_certificate(net: Network, automaton: Automaton, found: Float32Exploration, *,
                         network_path: str | None = None) -> dict:
     """The ``float32-product`` certificate of a closed exploration."""
-    from fsmnet.proofs.certificate import _common, network_model
+    from fsmnet.proofs.certificate import _common, float32_model
 
     if found.status != "closed":
         raise ValueError("only a closed exploration is a proof")
-    return {**_common(net, automaton, "float32-product", network_model(net), network_path),
+    return {**_common(net, automaton, "float32-product", float32_model(net), network_path),
             "rounding": "float32-reference",
             "covers": FLOAT32_COVERS,
             "states": [bits(h) for h in found.states],

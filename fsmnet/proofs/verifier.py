@@ -213,6 +213,31 @@ def default_max_states(net: Network) -> int:
     return max(DEFAULT_MAX_STATES, min(2 * recorded, RECORDED_STATES_CAP))
 
 
+def write_product_certificate(net: Network, automaton: Automaton, result: Any,
+                              details: dict[str, Any], certificate: str,
+                              network_path: str | None) -> None:
+    """Write the certificate of a closed exact product, recording it (or why there is
+    none) in ``details``.  A network whose exact weights the product certificate cannot
+    state (cyclotomic entries: irrational rotations) gets the count-abstraction
+    certificate instead where its architecture has one."""
+    from fsmnet import archs
+    from fsmnet.proofs.certificate import build_certificate, write_certificate
+
+    try:
+        cert = build_certificate(net, automaton, result, network_path=network_path)
+    except (FsmnetError, TypeError) as exc:
+        # The proof stands; only its portable form is missing.
+        details["certificate_error"] = f"no certificate for {net.arch}: {exc}"
+        if "count-abstraction" in archs.get(net.arch).proofs:
+            from fsmnet.proofs.count_certificate import prove_and_certify
+
+            prove_and_certify(net, automaton, details, certificate=certificate,
+                              network_path=network_path)
+        return
+    write_certificate(cert, certificate)
+    details["certificate"] = certificate
+
+
 def verify(spec: Any, net: Network, *, max_states: int | None = None,
            certificate: str | None = None, network_path: str | None = None,
            progress: Any = None) -> VerifyResult:
@@ -271,22 +296,8 @@ def verify(spec: Any, net: Network, *, max_states: int | None = None,
                                "covers": covers(net)}
     if result.status == "closed":
         if certificate is not None:
-            from fsmnet.proofs.certificate import build_certificate, write_certificate
-
-            try:
-                cert = build_certificate(net, automaton, result, network_path=network_path)
-            except (FsmnetError, TypeError) as exc:
-                # The proof stands; only its portable form is missing (e.g. cyclotomic
-                # entries, which the small checker does not read).
-                details["certificate_error"] = f"no certificate for {net.arch}: {exc}"
-                if "count-abstraction" in record.proofs:  # e.g. irrational rotations
-                    from fsmnet.proofs.count_certificate import prove_and_certify
-
-                    prove_and_certify(net, automaton, details, certificate=certificate,
-                                      network_path=network_path)
-            else:
-                write_certificate(cert, certificate)
-                details["certificate"] = certificate
+            write_product_certificate(net, automaton, result, details, certificate,
+                                      network_path)
         return VerifyResult("proved", "exact-product", None, details)
     if result.status == "mismatch":
         assert result.word is not None

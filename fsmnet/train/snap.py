@@ -26,6 +26,7 @@ import numpy as np
 from fsmnet.automata import Automaton
 from fsmnet.errors import FsmnetError
 from fsmnet.nets import Network
+from fsmnet.train.snap_roots import root_of_unity_snaps
 
 BITS = tuple(range(2, 13))
 """The grids tried, coarsest first: 2^-2 … 2^-12."""
@@ -37,16 +38,12 @@ identity or sign letter needs the exact value, the other weights can stay fine."
 
 @dataclass(frozen=True)
 class Snap:
-    """One candidate: the grid 2^-``bits``, whether near-units were set exactly, the
+    """One candidate: how it was snapped (``header``, what the saved file records), the
     snapped network and its accuracy on the training sample."""
 
-    bits: int
-    units: bool
+    header: dict[str, Any]
     network: Network
     accuracy: float
-
-    def header(self) -> dict[str, Any]:
-        return {"bits": self.bits, "units": self.units}
 
 
 def snap_array(values: np.ndarray, bits: int, *, units: bool) -> np.ndarray:
@@ -77,10 +74,10 @@ def float32_accuracy(net: Network, words: Sequence[Sequence[int]],
     return right / max(1, total)
 
 
-def candidates(net: Network) -> Iterator[tuple[int, bool, Network]]:
-    """(bits, units, snapped network) for every grid, coarsest first, ``units`` first at
-    each grid; a candidate equal to the one before, or one the network format rejects
-    (a key snapped to zero, a gate to a bound), is skipped."""
+def dyadic_snaps(net: Network) -> Iterator[tuple[dict[str, Any], Network]]:
+    """({"kind": "dyadic", "bits", "units"}, snapped network) for every grid, coarsest
+    first, ``units`` first at each grid; a candidate equal to the one before, or one the
+    network format rejects (a key snapped to zero, a gate to a bound), is skipped."""
     floats = {k: v for k, v in net.params.items() if v.dtype.kind == "f"}
     seen: list[dict[str, np.ndarray]] = []
     for bits in BITS:
@@ -90,9 +87,28 @@ def candidates(net: Network) -> Iterator[tuple[int, bool, Network]]:
                 continue
             seen.append(params)
             try:
-                yield bits, units, net.with_params(**params)
+                yield {"kind": "dyadic", "bits": bits, "units": units}, net.with_params(**params)
             except (FsmnetError, ValueError, ArithmeticError, np.linalg.LinAlgError):
                 continue
+
+
+STRATEGIES: tuple[Callable[[Network], Iterator[tuple[dict[str, Any], Network]]], ...] = (
+    root_of_unity_snaps, dyadic_snaps)
+"""Tried in this order: the structural snap first (it applies to its architecture
+only and makes rotations exact), then the dyadic grids."""
+
+
+def candidates(net: Network) -> Iterator[tuple[dict[str, Any], Network]]:
+    """Every strategy's candidates, in :data:`STRATEGIES` order."""
+    for strategy in STRATEGIES:
+        yield from strategy(net)
+
+
+def describe(header: dict[str, Any]) -> str:
+    """A snap's header in a few words, for progress lines."""
+    if header.get("kind") == "roots-of-unity":
+        return f"roots of unity of order {header['order']}"
+    return f"2^-{header['bits']}"
 
 
 def snaps(net: Network, automaton: Automaton, words: Sequence[Sequence[int]],
@@ -105,13 +121,13 @@ def snaps(net: Network, automaton: Automaton, words: Sequence[Sequence[int]],
     if tuple(net.labels) != tuple(automaton.labels):
         raise FsmnetError("snapping needs the network's labels in the automaton's order")
     labels = [label_traces(automaton, np.asarray([w], dtype=np.int64))[0] for w in words]
-    for bits, units, snapped in candidates(net):
+    for header, snapped in candidates(net):
         try:
             acc = float32_accuracy(snapped, words, labels)
         except (FsmnetError, ValueError, ArithmeticError, np.linalg.LinAlgError):
             continue
         if acc >= at_least:
-            yield Snap(bits, units, snapped, acc)
+            yield Snap(header, snapped, acc)
 
 
 def prove_snapped(automaton: Automaton, net: Network, words: Sequence[Sequence[int]],
@@ -128,7 +144,7 @@ def prove_snapped(automaton: Automaton, net: Network, words: Sequence[Sequence[i
             result, claim = certify(automaton, snap.network)
         except (FsmnetError, ValueError, ArithmeticError):
             continue
-        record = {**snap.header(), "verdict": result.verdict, "claim": claim}
+        record = {**snap.header, "verdict": result.verdict, "claim": claim}
         if result.verdict == "proved":
             return record, result, snap.network
     return record, None, None

@@ -336,7 +336,7 @@ def train_until_proved(spec: Automaton | str, config: TrainConfig, *,
     if proved is not None:
         final, result, claim, snap_record = proved
         snapped_header = None if snap_record is None else {
-            k: snap_record[k] for k in ("bits", "units")}
+            k: v for k, v in snap_record.items() if k not in ("verdict", "claim")}
     verdict = "proved" if proved is not None else (
         "refuted" if result.verdict == "refuted" else "unknown")
     header = {"training": _training_header(config, steps, float(losses[-1]), round_steps),

@@ -35,7 +35,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fsmnet.automata import Automaton
-from fsmnet.errors import FsmnetError
 from fsmnet.nets import Network
 from fsmnet.nets.alignment import label_map
 from fsmnet.types import Verdict
@@ -205,6 +204,7 @@ def prove_invariant(net: Network, automaton: Automaton, *, float32: bool = False
     from fsmnet import archs
     from fsmnet.proofs.abstract.search import sample_states
     from fsmnet.proofs.certificate import _common, network_model
+    from fsmnet.proofs.certificate_models import NotRational
     from fsmnet.proofs.checker import CertificateError, check_certificate
     from fsmnet.proofs.checker.schema import COVERS
 
@@ -218,7 +218,11 @@ def prove_invariant(net: Network, automaton: Automaton, *, float32: bool = False
     cloud = sample_states(net, automaton, seed=seed)
     if cloud.candidates:
         return None, "the float run disagrees on a sampled word", cloud.candidates
-    common = _common(net, automaton, "box-invariant", network_model(net), network_path)
+    try:
+        model = network_model(net)
+    except NotRational as exc:  # an irrational exact header: no box model to check
+        return None, str(exc), []
+    common = _common(net, automaton, "box-invariant", model, network_path)
     why = "no candidate"
     targets: list[tuple[Network, dict[int, Any], Any]] = [(net, cloud.states, None)]
     if not float32:  # reduce first (exact only): directions the readout never sees go
@@ -298,12 +302,10 @@ def certify(spec: Any, net: Network, *, float32: bool = False, certificate: str 
                         proved_length=len(cex.word) - 1)
     if product.status == "closed" and not float32:
         if certificate is not None:
-            try:
-                write_certificate(build_certificate(net, automaton, product,
-                                                    network_path=network_path), certificate)
-                details["certificate"] = certificate
-            except (FsmnetError, TypeError) as exc:
-                details["certificate_error"] = str(exc)
+            from fsmnet.proofs.verifier import write_product_certificate
+
+            write_product_certificate(net, automaton, product, details, certificate,
+                                      network_path)
         return done("proved", "exact-product", domain="exact-states")
     from fsmnet import archs
 
