@@ -31,6 +31,26 @@ if TYPE_CHECKING:
     from fsmnet.nets.network import Network
 
 
+EXACT_W = "exact-W"
+"""The header kind whose rational matrices *are* the exact weights (a snapped trained
+network, fsmnet.train.snap_states).  A ``rational-W`` header (the PFSA construction)
+only records the rationals that W rounds: there the tensors stay the exact weights."""
+
+
+def exact_w_header(net: Network) -> np.ndarray | None:
+    """(S, H, H) Fractions of a ``{"kind": "exact-W", "W": [per symbol, rows]}`` header,
+    or None without one (the header is checked against W, bit for bit, on load)."""
+    exact = net.exact
+    if exact is None or exact.get("kind") != EXACT_W:
+        return None
+
+    def parse() -> np.ndarray:
+        return np.array([[[Fraction(str(x)) for x in row] for row in m] for m in exact["W"]],
+                        dtype=object)
+
+    return net.cached("exact_w", parse)  # type: ignore[no-any-return]
+
+
 class FullBilinear(LinearRecurrence):
     """A(x) = Σ_k W[:, :, k] x_k."""
 
@@ -47,10 +67,18 @@ class FullBilinear(LinearRecurrence):
     def matrices_float(self, net: Network) -> np.ndarray:
         return np.ascontiguousarray(np.moveaxis(net.params["W"], 2, 0))
 
+    def matrices_exact(self, net: Network) -> np.ndarray:
+        """The header's rational matrices where it states them as the exact weights
+        (``{"kind": "exact-W"}``: the file's W holds their correctly rounded doubles,
+        checked on load), else the stored doubles as rationals."""
+        header = exact_w_header(net)
+        return header if header is not None else super().matrices_exact(net)
+
     def matrix_entries(self, net: Network, exact: bool) -> tuple[np.ndarray, ...] | None:
-        # The exact matrices are the float64 ones (every double is a rational).
+        # The exact matrices are the float64 ones (every double is a rational), unless an
+        # exact-W header states them (then read densely from the header).
         w = net.stored["W"]
-        if not isinstance(w, SparseTensor):
+        if not isinstance(w, SparseTensor) or exact and exact_w_header(net) is not None:
             return None
         rows, cols, symbols = w.indices  # W[i, j, σ] is row i, column j of A(e_σ)
         return symbols, rows, cols, w.values

@@ -231,7 +231,7 @@ def _fixed_point(net: Network, source: str) -> dict[str, np.ndarray]:
 
 def _rational_w(net: Network, source: str) -> dict[str, np.ndarray]:
     exact = net.exact or {}
-    if exact.get("kind") != "rational-W":
+    if exact.get("kind") not in ("rational-W", "exact-W"):
         return {}
     n, _, k = net.params["W"].shape
     per_symbol = _rationals(exact.get("W"), (k, n, n), "exact.W", source)
@@ -263,9 +263,19 @@ def header_is_truth(net: Network) -> bool:
     exact = net.exact
     if exact is None:
         return False
-    if net.arch == "fixed-point":
-        return "Lambda" in exact or "Q" in exact
+    described = _TRUTH.get(net.arch)
+    if described is not None:
+        return described(exact)
     return bool(getattr(net.semantics, "reads_exact_header", False))
+
+
+# Architectures whose exact weights come from a header of one kind only: fixed-point's
+# rational Lambda and Q, bilinear-full's exact-W (fsmnet.nets.bilinear; its rational-W
+# header only records what the tensors round).
+_TRUTH: dict[str, Callable[[Any], bool]] = {
+    "fixed-point": lambda exact: "Lambda" in exact or "Q" in exact,
+    "bilinear-full": lambda exact: exact.get("kind") == "exact-W",
+}
 
 
 def covers(net: Network) -> str:

@@ -27,6 +27,7 @@ from fsmnet.automata import Automaton
 from fsmnet.errors import FsmnetError
 from fsmnet.nets import Network
 from fsmnet.train.snap_roots import root_of_unity_snaps
+from fsmnet.train.snap_states import state_snaps
 
 BITS = tuple(range(2, 13))
 """The grids tried, coarsest first: 2^-2 … 2^-12."""
@@ -92,22 +93,30 @@ def dyadic_snaps(net: Network) -> Iterator[tuple[dict[str, Any], Network]]:
                 continue
 
 
-STRATEGIES: tuple[Callable[[Network], Iterator[tuple[dict[str, Any], Network]]], ...] = (
-    root_of_unity_snaps, dyadic_snaps)
-"""Tried in this order: the structural snap first (it applies to its architecture
-only and makes rotations exact), then the dyadic grids."""
+Candidates = Iterator[tuple[dict[str, Any], Network]]
+
+STRATEGIES: tuple[Callable[[Network, Automaton, Sequence[Sequence[int]]], Candidates], ...] = (
+    state_snaps,                                          # bilinear-full: exact states
+    lambda net, automaton, words: root_of_unity_snaps(net),  # bilinear-r2: exact rotations
+    lambda net, automaton, words: dyadic_snaps(net),         # every architecture
+)
+"""Tried in this order: the structural snaps first (each applies to its architecture
+only and makes a group letter exact, which no grid can), then the dyadic grids."""
 
 
-def candidates(net: Network) -> Iterator[tuple[dict[str, Any], Network]]:
+def candidates(net: Network, automaton: Automaton,
+               words: Sequence[Sequence[int]]) -> Candidates:
     """Every strategy's candidates, in :data:`STRATEGIES` order."""
     for strategy in STRATEGIES:
-        yield from strategy(net)
+        yield from strategy(net, automaton, words)
 
 
 def describe(header: dict[str, Any]) -> str:
     """A snap's header in a few words, for progress lines."""
     if header.get("kind") == "roots-of-unity":
         return f"roots of unity of order {header['order']}"
+    if header.get("kind") == "states":
+        return f"{header['states']} exact states on 2^-{header['bits']}"
     return f"2^-{header['bits']}"
 
 
@@ -121,7 +130,7 @@ def snaps(net: Network, automaton: Automaton, words: Sequence[Sequence[int]],
     if tuple(net.labels) != tuple(automaton.labels):
         raise FsmnetError("snapping needs the network's labels in the automaton's order")
     labels = [label_traces(automaton, np.asarray([w], dtype=np.int64))[0] for w in words]
-    for header, snapped in candidates(net):
+    for header, snapped in candidates(net, automaton, words):
         try:
             acc = float32_accuracy(snapped, words, labels)
         except (FsmnetError, ValueError, ArithmeticError, np.linalg.LinAlgError):

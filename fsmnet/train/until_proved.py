@@ -209,16 +209,27 @@ def variants(word: list[int], n_symbols: int, rng: np.random.Generator
 
 def certify_both(automaton: Automaton, net: Network, *, certificate: str | None = None,
                  network_path: str | None = None) -> tuple[Any, str | None]:
-    """(result, claim): the float32 claim first; the exact claim when that is unknown.
-    ``claim`` says which semantics the verdict is about: "float32" (a float32 proof,
-    which for invariants covers exact arithmetic too, or a float32 counterexample),
+    """(result, claim): the float32 claim first; the exact claim when that is unknown,
+    or, for a network whose exact header is its truth (a structural snap), whenever the
+    float32 claim is not proved (a float32 counterexample then stands beside an exact
+    proof, whose claim says what it covers).  ``claim`` says which semantics the verdict
+    is about: "float32" (a float32 proof, which for invariants covers exact arithmetic
+    too, or a float32 counterexample),
     "exact" (an exact proof or counterexample), None when both are unknown (the result
     is then the exact one's)."""
+    from fsmnet.nets.exact_header import header_is_truth
     from fsmnet.proofs.abstract.certify import certify
 
     first = certify(automaton, net, float32=True, certificate=certificate,
                     network_path=network_path)
-    if first.verdict == "proved" or first.method.startswith("float32"):
+    if first.verdict == "proved":
+        return first, "float32"
+    if header_is_truth(net):  # a snap's exact header: its exact claim is proved apart
+        exact = certify(automaton, net, float32=False, certificate=certificate,
+                        network_path=network_path)
+        if exact.verdict == "proved":
+            return exact, "exact"
+    if first.method.startswith("float32"):
         return first, "float32"
     if first.verdict == "refuted":  # the exact run is wrong (exact product, sampled words)
         return first, "exact"

@@ -1,0 +1,157 @@
+"""State snapping: a trained bilinear-full network made to close exactly on the
+automaton's states.
+
+A trained full bilinear network that fits its data visits, after the words that
+reach one automaton state q, states pointing nearly one way; but "nearly" never
+closes: its exact states are infinitely many, and for a group letter with generic
+weights the generic-weights theorem (docs/theory.md §5) rules out every length.
+This snap picks for each reached state q one direction c_q (the mean of the
+visited unit states, rounded to a dyadic grid), and changes each letter's matrix as
+little as possible (least squares, on the span of the c_q only) so that it maps
+every c_q *exactly* onto s·c_δ(q,a), s a positive dyadic near the trained gain:
+
+    A'_a = A_a + (T_a − A_a C) C⁺,   C = [c_q],  T_a = [s_qa c_δ(q,a)],  C⁺ = (CᵀC)⁻¹Cᵀ,
+
+in rationals, so A'_a C = T_a exactly (C⁺C = I needs the c_q independent: at most H
+states).  The exact states of the snapped network are then the c_q (states are
+compared up to a positive factor, fsmnet.nets.linear.normalize), the exact product
+closes on them, and the proof is exact.  A'_a is rational, not a double: it is
+written as an ``exact-W`` header (fsmnet.nets.bilinear), which exact evaluation reads;
+the file's W holds its correctly rounded doubles, which the float32 run uses.
+
+Costs: one float run of the sample, and per grid an exact (k × k) inverse and the
+S products (H × H)(H × k) in Fractions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from fsmnet.automata import Automaton
+from fsmnet.errors import FsmnetError
+from fsmnet.nets import Network
+
+GRIDS = (4, 8, 12)
+"""Bits of the dyadic grid of the state directions c_q, coarsest first."""
+
+GAIN_BITS = 6
+"""Bits of the dyadic gains s (at least 2^-GAIN_BITS)."""
+
+SPREAD = 0.5
+"""The largest distance of a visited unit state from its state's mean direction (0.5 is
+about 29°): beyond it the network does not point one way per automaton state, and it
+is not snapped."""
+
+
+def visited_directions(net: Network, automaton: Automaton,
+                       words: Sequence[Sequence[int]]) -> dict[int, np.ndarray]:
+    """Per automaton state reached by a prefix of ``words``, the float64 unit states
+    (rows) the network visits there."""
+    sem: Any = net.semantics
+    mats = sem.matrices(net, False)
+    seen: dict[int, list[np.ndarray]] = {}
+    h = np.asarray(net.params["h0"], dtype=np.float64)
+    start = h / np.linalg.norm(h)
+    for word in words:
+        h, q = start, int(automaton.initial or 0)
+        seen.setdefault(q, []).append(h)
+        for a in word:
+            h = mats[a] @ h
+            norm = np.linalg.norm(h)
+            if not np.isfinite(norm) or norm == 0:
+                return {}
+            h, q = h / norm, int(automaton.delta[a][q])
+            seen.setdefault(q, []).append(h)
+    return {q: np.array(v) for q, v in seen.items()}
+
+
+def _dyadic(x: float, bits: int) -> Fraction:
+    return Fraction(round(x * 2**bits), 2**bits)
+
+
+def _pseudo_inverse(c: list[list[Fraction]]) -> list[list[Fraction]] | None:
+    """C⁺ = (CᵀC)⁻¹Cᵀ (k × H) of the H × k matrix ``c`` (rows), exactly; None when its
+    columns are dependent."""
+    from fsmnet.nets.exact_linalg import row_reduce
+
+    hidden, k = len(c), len(c[0])
+    cols = [[c[i][j] for i in range(hidden)] for j in range(k)]
+    gram = [[sum((x * y for x, y in zip(u, v)), Fraction(0)) for v in cols] for u in cols]
+    reduced, pivots = row_reduce([gram[j] + cols[j] for j in range(k)], k)
+    if len(pivots) < k:
+        return None
+    return [row[k:] for row in reduced[:k]]
+
+
+def _snap(net: Network, automaton: Automaton, order: list[int], centers: np.ndarray,
+          bits: int) -> tuple[list[list[list[Fraction]]], list[Fraction]] | None:
+    """(per letter A'_a as rows of Fractions, c_q0) on the grid 2^-bits, or None."""
+    index = {q: j for j, q in enumerate(order)}
+    c = [[_dyadic(float(centers[j, i]), bits) for j in range(len(order))]
+         for i in range(centers.shape[1])]
+    pinv = _pseudo_inverse(c)
+    if pinv is None:
+        return None
+    hidden, k = len(c), len(order)
+    col = [[c[i][j] for i in range(hidden)] for j in range(k)]
+    sem: Any = net.semantics
+    floats = sem.matrices(net, False)
+    snapped = []
+    for a in range(automaton.n_symbols):
+        m = [[Fraction(float(x)) for x in row] for row in floats[a]]
+        residual = []  # T_a − A_a C, column j
+        for j, q in enumerate(order):
+            target = col[index[int(automaton.delta[a][q])]]
+            image = [sum((m[i][t] * col[j][t] for t in range(hidden)), Fraction(0))
+                     for i in range(hidden)]
+            gain = float(np.dot(np.array(image, dtype=float), np.array(target, dtype=float))
+                         / np.dot(np.array(target, dtype=float), np.array(target, dtype=float)))
+            s = _dyadic(gain, GAIN_BITS)
+            if s <= 0:
+                return None
+            residual.append([s * target[i] - image[i] for i in range(hidden)])
+        snapped.append([[m[i][t] + sum((residual[j][i] * pinv[j][t] for j in range(k)),
+                                       Fraction(0)) for t in range(hidden)]
+                        for i in range(hidden)])
+    return snapped, col[index[int(automaton.initial or 0)]]
+
+
+def state_snaps(net: Network, automaton: Automaton, words: Sequence[Sequence[int]]
+                ) -> Iterator[tuple[dict[str, Any], Network]]:
+    """(header record, snapped network with its exact-W header) per grid, coarsest
+    first; nothing for an architecture other than ``bilinear-full``, for states that do
+    not point one way per automaton state, or for more reached states than H."""
+    if net.arch != "bilinear-full" or not words:
+        return
+    visited = visited_directions(net, automaton, words)
+    order = sorted(visited)
+    if not visited or len(order) > net.hidden_size:
+        return
+    centers = np.array([visited[q].mean(axis=0) for q in order])
+    centers /= np.linalg.norm(centers, axis=1, keepdims=True)
+    spread = max(float(np.max(np.linalg.norm(visited[q] - centers[j], axis=1)))
+                 for j, q in enumerate(order))
+    closed = all(int(automaton.delta[a][q]) in visited
+                 for q in order for a in range(automaton.n_symbols))
+    if spread > SPREAD or not closed:
+        return
+    for bits in GRIDS:
+        found = _snap(net, automaton, order, centers, bits)
+        if found is None:
+            continue
+        mats, h0 = found
+        header = {"kind": "exact-W", "W": [[[str(x) for x in row] for row in m] for m in mats]}
+        w = np.array([[[float(x) for x in row] for row in m] for m in mats]).transpose(1, 2, 0)
+        try:
+            snapped = Network(arch=net.arch, params={**net.params, "W": w,
+                                                     "h0": np.array([float(x) for x in h0])},
+                              symbols=net.symbols, labels=net.labels, options=net.options,
+                              exact=header, name=net.name)
+        except FsmnetError:
+            continue
+        yield {"kind": "states", "bits": bits, "states": len(order),
+               "spread": round(spread, 4)}, snapped
