@@ -1,0 +1,208 @@
+"""State snapping of bilinear-full networks (fsmnet.train.snap_states) and the exact-W
+header that carries it.
+
+The networks snapped here are compiled one-hot networks moved into a random basis and
+perturbed, so that their exact states never repeat: what training produces, with the
+automaton known.  Independent routes: the header's rationals multiplied out in
+Fractions here (A'_a c_q against the positive multiple of c_δ(q,a)); the automaton's
+table against the exact run on every word up to length 7 (brute force); the header
+check that loading runs; mutants of the header.
+"""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis_budget import examples
+
+import fsmnet
+from fsmnet.errors import NetworkFileError
+from fsmnet.nets import Network, load_network
+from fsmnet.nets.bilinear import exact_w_header
+from fsmnet.nets.exact_header import COVERS_HEADER, header_is_truth
+from fsmnet.train.snap_states import state_snaps, visited_directions
+
+
+def _moved(automaton, seed: int, noise: float) -> Network:
+    """The compiled one-hot network in a random basis P (W ↦ P W P⁻¹, h0 ↦ P h0,
+    readout ↦ R P⁻¹), every weight then moved by up to ``noise``."""
+    net = fsmnet.compile(automaton, "bilinear-full")
+    rng = np.random.default_rng(seed)
+    w = np.moveaxis(np.asarray(net.params["W"], dtype=np.float64), 2, 0)
+    h = w.shape[1]
+    p = np.eye(h) + rng.uniform(-0.5, 0.5, (h, h))
+    p_inv = np.linalg.inv(p)
+    moved = np.array([p @ m @ p_inv for m in w])
+    moved += rng.uniform(-noise, noise, moved.shape)
+    return net.with_params(W=np.moveaxis(moved, 0, 2), h0=p @ net.params["h0"],
+                           readout=np.asarray(net.params["readout"]) @ p_inv)
+
+
+def _sample(automaton, seed: int = 0, count: int = 128, length: int = 10) -> list[list[int]]:
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, automaton.n_symbols, size=(count, length)).tolist()
+
+
+def _wrong_words(net: Network, automaton, length: int) -> list[tuple[int, ...]]:
+    """Words up to ``length`` whose exact label differs from the automaton's output."""
+    index = {lab: i for i, lab in enumerate(net.labels)}
+    bad = []
+    for n in range(length + 1):
+        for w in itertools.product(range(automaton.n_symbols), repeat=n):
+            want = automaton.labels[automaton.output_ids[automaton.trace(list(w))[-1]]]
+            if net.label_trace(list(w), exact=True)[-1] != index[want]:
+                bad.append(w)
+    return bad
+
+
+def _maps_states_exactly(snapped: Network, automaton, sample) -> int:
+    """Oracle: multiply the header's rationals out here.  From h0 = c_q0, every letter
+    maps each reached direction onto a positive multiple of its successor's; returns
+    the number of directions (None-free: asserts on the way)."""
+    mats = exact_w_header(snapped)
+    assert mats is not None
+    start = tuple(Fraction(float(x)) for x in snapped.params["h0"])
+    directions = {int(automaton.initial): start}
+    frontier = [int(automaton.initial)]
+    while frontier:
+        q = frontier.pop()
+        c = directions[q]
+        for a in range(automaton.n_symbols):
+            image = tuple(sum((m * x for m, x in zip(row, c)), Fraction(0)) for row in mats[a])
+            r = int(automaton.delta[a][q])
+            if r not in directions:
+                directions[r] = image
+                frontier.append(r)
+                continue
+            target = directions[r]
+            j = next(i for i, x in enumerate(target) if x != 0)
+            ratio = image[j] / target[j]
+            assert ratio > 0 and all(x == ratio * y for x, y in zip(image, target)), (q, a)
+    return len(directions)
+
+
+# Brute-force lengths: exact runs of a 6-state network's big rationals are slow in Python;
+# the exact state map checked by ``_maps_states_exactly`` covers every length.
+@pytest.mark.parametrize("spec,length", [("modcount:3", 6), ("flipflop", 6),
+                                         ("symmetric:3", 3)])
+def test_a_moved_network_snaps_to_exact_states_and_is_proved(spec, length, tmp_path):
+    automaton = fsmnet.load(spec).minimal()
+    net = _moved(automaton, seed=1, noise=0.01)
+    assert _wrong_words(net, automaton, length) == []     # it fits short words ...
+    sample = _sample(automaton)
+    found = list(state_snaps(net, automaton, sample))
+    assert found, "a moved one-hot network points one way per state"
+    record, snapped = found[0]
+    assert record["kind"] == "states" and record["states"] == automaton.n_states
+    assert header_is_truth(snapped)
+    assert _maps_states_exactly(snapped, automaton, sample) == automaton.n_states
+    finest = found[-1][1]  # on the finest grid the change is the noise's size (0.01)
+    w_old, w_new = (np.asarray(n.params["W"], dtype=np.float64) for n in (net, finest))
+    assert found[-1][0]["bits"] == 12 and np.max(np.abs(w_new - w_old)) < 0.05
+    result = fsmnet.verify(automaton, snapped)
+    assert result.verdict == "proved" and result.details["covers"] == COVERS_HEADER
+    assert _wrong_words(snapped, automaton, length) == []
+    path = tmp_path / "snapped.safetensors"
+    snapped.save(path)
+    assert fsmnet.verify(automaton, load_network(path)).verdict == "proved"
+
+
+@settings(max_examples=examples(10))
+@given(n=st.integers(2, 4), seed=st.integers(0, 50), noise=st.sampled_from([0.0, 0.005, 0.02]))
+def test_snapped_random_machines_are_exact_and_never_wrongly_proved(n, seed, noise):
+    """Random 2-letter machines: every candidate maps its directions exactly (the
+    oracle above), and a proof of it is never contradicted by the table on every word
+    up to length 6; a mutant header (one letter's first row doubled) is proved only if
+    the table agrees with it too."""
+    automaton = fsmnet.load(f"random:n={n},k=2,seed={seed}").minimal()
+    net = _moved(automaton, seed=seed, noise=noise)
+    sample = _sample(automaton, seed)
+    for _record, snapped in itertools.islice(state_snaps(net, automaton, sample), 2):
+        _maps_states_exactly(snapped, automaton, sample)
+        if fsmnet.verify(automaton, snapped).verdict == "proved":
+            assert _wrong_words(snapped, automaton, 6) == []
+        header = snapped.exact
+        mutant_w = [[list(map(str, row)) for row in m] for m in exact_w_header(snapped)]
+        mutant_w[0][0] = [str(2 * Fraction(x)) for x in mutant_w[0][0]]
+        w = np.array([[[float(Fraction(x)) for x in row] for row in m] for m in mutant_w])
+        mutant = Network(arch="bilinear-full",
+                         params={**snapped.params, "W": np.moveaxis(w, 0, 2)},
+                         symbols=snapped.symbols, labels=snapped.labels,
+                         exact={**header, "W": mutant_w}, name="mutant")
+        if fsmnet.verify(automaton, mutant).verdict == "proved":
+            assert _wrong_words(mutant, automaton, 6) == []
+
+
+def test_a_tensor_that_is_not_its_header_is_refused(tmp_path):
+    automaton = fsmnet.load("modcount:3").minimal()
+    net = _moved(automaton, seed=1, noise=0.01)
+    _, snapped = next(iter(state_snaps(net, automaton, _sample(automaton))))
+    w = np.array(snapped.params["W"])
+    w[0, 0, 0] = np.nextafter(w[0, 0, 0], np.inf)
+    with pytest.raises(NetworkFileError, match="field 'W'"):
+        Network(arch="bilinear-full", params={**snapped.params, "W": w},
+                symbols=snapped.symbols, labels=snapped.labels, exact=snapped.exact,
+                name="tampered")
+
+
+def test_a_pfsa_rational_w_header_stays_a_record_not_the_truth():
+    """The PFSA construction's ``rational-W`` header records the rationals its tensors
+    round; its proofs are about the tensors (docs/pfsa.md), unlike ``exact-W``."""
+    from fsmnet.automata.pfsa_families import cups
+    from fsmnet.constructions.pfsa_bilinear import compile_pfsa_bilinear
+
+    net = compile_pfsa_bilinear(cups(3, "1/10"))
+    assert net.exact is not None and net.exact["kind"] == "rational-W"
+    assert not header_is_truth(net) and exact_w_header(net) is None
+
+
+def test_states_that_do_not_point_one_way_are_not_snapped():
+    """Oracle: the visited directions themselves.  A network whose state after '1'
+    depends on the whole word's length (a slow rotation by 0.3 rad, a 2-state parity
+    automaton) spreads beyond 29° within one state: no candidate."""
+    automaton = fsmnet.load("parity")
+    turn = np.array([[np.cos(0.3), -np.sin(0.3)], [np.sin(0.3), np.cos(0.3)]])
+    w = np.stack([np.eye(2), turn], axis=2)
+    net = Network(arch="bilinear-full", params={"W": w, "h0": np.array([1.0, 0.0]),
+                                                "readout": np.array([[1.0, 0.0], [-1.0, 0.0]])},
+                  symbols=automaton.symbols, labels=automaton.labels, name="slow")
+    sample = _sample(automaton)
+    visited = visited_directions(net, automaton, sample)
+    spread = max(np.ptp(np.arctan2(v[:, 1], v[:, 0])) for v in visited.values())
+    assert spread > 0.6
+    assert list(state_snaps(net, automaton, sample)) == []
+
+
+def test_trained_mod3_full_network_ends_proved_by_a_state_snap(tmp_path):
+    """Mod-3 addition on bilinear-full, H = 4, 400 steps, seed 0, one thread: the trained
+    letter is a rotation by nearly 2π/3 (Theorem G: no generic-weight network is right
+    for every length); round 0 snaps its states and ends proved, about the exact header.
+    Oracles: the checker against the saved file; the table against the saved network's
+    exact run on every word up to length 6."""
+    import json
+
+    torch = pytest.importorskip("torch")
+    from fsmnet.proofs.certificate import check_against_network
+    from fsmnet.train.loop import TrainConfig
+    from fsmnet.train.until_proved import Budget, train_until_proved
+
+    torch.set_num_threads(1)
+    out = tmp_path / "m3.safetensors"
+    config = TrainConfig(arch="bilinear-full", hidden=4, steps=400, lr=0.01, batch=64,
+                         lengths=(2, 10), seed=0, threads=1)
+    result = train_until_proved("modcount:3", config, budget=Budget(rounds=2),
+                                output=str(out))
+    assert result.verdict == "proved" and len(result.rounds) == 1
+    assert result.snapped is not None and result.snapped["kind"] == "states"
+    assert result.claim == "exact" and result.certificate is not None
+    saved = load_network(out)
+    assert header_is_truth(saved) and saved.options["snapped"] == result.snapped
+    with open(result.certificate) as handle:
+        check_against_network(json.load(handle), str(out))
+    automaton = fsmnet.load("modcount:3")
+    assert _wrong_words(saved, automaton, 6) == []
