@@ -1,5 +1,5 @@
-"""State snapping: a trained bilinear-full network made to close exactly on the
-automaton's states.
+"""State snapping: a trained bilinear-full or fixed-point network made to close
+exactly on the automaton's states.
 
 A trained full bilinear network that fits its data visits, after the words that
 reach one automaton state q, states pointing nearly one way; but "nearly" never
@@ -15,9 +15,11 @@ every c_q *exactly* onto s·c_δ(q,a), s a positive dyadic near the trained gain
 in rationals, so A'_a C = T_a exactly (C⁺C = I needs the c_q independent: at most H
 states).  The exact states of the snapped network are then the c_q (states are
 compared up to a positive factor, fsmnet.nets.linear.normalize), the exact product
-closes on them, and the proof is exact.  A'_a is rational, not a double: it is
-written as an ``exact-W`` header (fsmnet.nets.bilinear), which exact evaluation reads;
-the file's W holds its correctly rounded doubles, which the float32 run uses.
+closes on them, and the proof is exact.  A'_a is rational, not a double: it goes into
+an exact header, which exact evaluation reads (:data:`WRITERS`): ``exact-W`` for
+bilinear-full (fsmnet.nets.bilinear), the rational Λ and Q of a fixed-point network
+(Λ kept, Q solved from A'_a); the file's tensors hold the correctly rounded doubles,
+which the float32 run uses.
 
 Costs: one float run of the sample, and per grid an exact (k × k) inverse and the
 S products (H × H)(H × k) in Fractions.
@@ -41,10 +43,11 @@ GRIDS = (4, 8, 12)
 GAIN_BITS = 6
 """Bits of the dyadic gains s (at least 2^-GAIN_BITS)."""
 
-SPREAD = 0.5
-"""The largest distance of a visited unit state from its state's mean direction (0.5 is
-about 29°): beyond it the network does not point one way per automaton state, and it
-is not snapped."""
+SPREAD = 1.0
+"""The largest distance of a visited unit state from its state's mean direction (1.0 is
+60°): beyond it the network does not point one way per automaton state, and it is not
+snapped.  Loose on purpose: whether a snap keeps the labels is decided after, on the
+training sample."""
 
 
 def visited_directions(net: Network, automaton: Automaton,
@@ -120,12 +123,47 @@ def _snap(net: Network, automaton: Automaton, order: list[int], centers: np.ndar
     return snapped, col[index[int(automaton.initial or 0)]]
 
 
+Matrices = list[list[list[Fraction]]]
+
+
+def _full_weights(net: Network, mats: Matrices) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """bilinear-full: W holds the matrices' correctly rounded doubles, the exact-W
+    header the matrices."""
+    header = {"kind": "exact-W", "W": [[[str(x) for x in row] for row in m] for m in mats]}
+    w = np.array([[[float(x) for x in row] for row in m] for m in mats]).transpose(1, 2, 0)
+    return {"W": w}, header
+
+
+def _fixed_point_weights(net: Network, mats: Matrices
+                         ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """fixed-point: A = (I + (Λ⁻¹ − I) Q)⁻¹ with Λ kept, so Q = (Λ⁻¹ − I)⁻¹ (A⁻¹ − I)
+    row by row, exactly (A must be invertible: ZeroDivisionError otherwise); the
+    Lambda/Q header holds the rationals."""
+    from fsmnet.nets.fixed_point import exact_inverse
+
+    lam = [[Fraction(float(x)) for x in row] for row in net.params["Lambda"]]
+    q = []
+    for a, m in enumerate(mats):
+        inv = exact_inverse(np.array(m, dtype=object))
+        q.append([[(inv[i][j] - (i == j)) / (1 / lam[a][i] - 1) for j in range(len(m))]
+                  for i in range(len(m))])
+    header = {"Lambda": [[str(x) for x in row] for row in lam],
+              "Q": [[[str(x) for x in row] for row in m] for m in q]}
+    return {"Q": np.array([[[float(x) for x in row] for row in m] for m in q])}, header
+
+
+WRITERS = {"bilinear-full": _full_weights, "fixed-point": _fixed_point_weights}
+"""Per architecture, how snapped matrices A'_a become its tensors and exact header
+(the header is the exact truth of both, fsmnet.nets.exact_header.header_is_truth)."""
+
+
 def state_snaps(net: Network, automaton: Automaton, words: Sequence[Sequence[int]]
                 ) -> Iterator[tuple[dict[str, Any], Network]]:
-    """(header record, snapped network with its exact-W header) per grid, coarsest
-    first; nothing for an architecture other than ``bilinear-full``, for states that do
+    """(header record, snapped network with its exact header) per grid, coarsest first;
+    nothing for an architecture without a writer (:data:`WRITERS`), for states that do
     not point one way per automaton state, or for more reached states than H."""
-    if net.arch != "bilinear-full" or not words:
+    writer = WRITERS.get(net.arch)
+    if writer is None or not words:
         return
     visited = visited_directions(net, automaton, words)
     order = sorted(visited)
@@ -144,14 +182,13 @@ def state_snaps(net: Network, automaton: Automaton, words: Sequence[Sequence[int
         if found is None:
             continue
         mats, h0 = found
-        header = {"kind": "exact-W", "W": [[[str(x) for x in row] for row in m] for m in mats]}
-        w = np.array([[[float(x) for x in row] for row in m] for m in mats]).transpose(1, 2, 0)
         try:
-            snapped = Network(arch=net.arch, params={**net.params, "W": w,
+            tensors, header = writer(net, mats)
+            snapped = Network(arch=net.arch, params={**net.params, **tensors,
                                                      "h0": np.array([float(x) for x in h0])},
                               symbols=net.symbols, labels=net.labels, options=net.options,
                               exact=header, name=net.name)
-        except FsmnetError:
+        except (FsmnetError, ZeroDivisionError, OverflowError):  # singular A'; not a network
             continue
         yield {"kind": "states", "bits": bits, "states": len(order),
                "spread": round(spread, 4)}, snapped
