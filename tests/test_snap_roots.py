@@ -14,7 +14,6 @@ import copy
 import json
 import math
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -142,36 +141,6 @@ def test_compiled_rotations_certify_in_float32_with_a_certificate_tied_to_the_fi
     with pytest.raises(CertificateError):
         check_against_network(tampered, str(path))
     check_certificate(cert)
-
-
-def test_trained_mod3_rotation_ends_proved_by_a_root_snap(tmp_path):
-    """Mod-3 addition on bilinear-r2, H = 6, 400 steps, seed 0, one thread: the trained
-    angles are near 0 and ±2π/3 but not on them (Theorem G rules out every generic-weight
-    network); the first round snaps them to roots of unity and ends proved.  Oracles:
-    the checker against the saved file, and the saved network's run (float32 or exact,
-    as its claim says) against the table on every word up to length 8."""
-    torch = pytest.importorskip("torch")
-    from test_train_until_proved import wrong_words
-
-    from fsmnet.train.loop import TrainConfig
-    from fsmnet.train.until_proved import Budget, train_until_proved
-
-    torch.set_num_threads(1)
-    out = tmp_path / "m3.safetensors"
-    config = TrainConfig(arch="bilinear-r2", hidden=6, steps=400, lr=0.01, batch=64,
-                         lengths=(2, 10), seed=0, threads=1)
-    result = train_until_proved("modcount:3", config, budget=Budget(rounds=2),
-                                output=str(out))
-    assert result.verdict == "proved" and len(result.rounds) == 1
-    assert result.snapped is not None and result.snapped["kind"] == "roots-of-unity"
-    saved = load_network(out)
-    assert saved.exact is not None and saved.options["snapped"] == result.snapped
-    assert result.certificate is not None
-    check_against_network(json.loads(Path(result.certificate).read_text()), str(out))
-    automaton = fsmnet.load("modcount:3")
-    assert wrong_words(saved, automaton, exact=result.claim == "exact") == []
-    first = result.rounds[0]  # the round's record names the snap it proved
-    assert first.snap is not None and first.snap["verdict"] == "proved"
 
 
 def test_a_wrong_root_is_never_proved():

@@ -178,36 +178,6 @@ def test_states_that_do_not_point_one_way_are_not_snapped():
     assert list(state_snaps(net, automaton, sample)) == []
 
 
-def test_trained_mod3_full_network_ends_proved_by_a_state_snap(tmp_path):
-    """Mod-3 addition on bilinear-full, H = 4, 400 steps, seed 0, one thread: the trained
-    letter is a rotation by nearly 2π/3 (Theorem G: no generic-weight network is right
-    for every length); round 0 snaps its states and ends proved, about the exact header.
-    Oracles: the checker against the saved file; the table against the saved network's
-    exact run on every word up to length 6."""
-    import json
-
-    torch = pytest.importorskip("torch")
-    from fsmnet.proofs.certificate import check_against_network
-    from fsmnet.train.loop import TrainConfig
-    from fsmnet.train.until_proved import Budget, train_until_proved
-
-    torch.set_num_threads(1)
-    out = tmp_path / "m3.safetensors"
-    config = TrainConfig(arch="bilinear-full", hidden=4, steps=400, lr=0.01, batch=64,
-                         lengths=(2, 10), seed=0, threads=1)
-    result = train_until_proved("modcount:3", config, budget=Budget(rounds=2),
-                                output=str(out))
-    assert result.verdict == "proved" and len(result.rounds) == 1
-    assert result.snapped is not None and result.snapped["kind"] == "states"
-    assert result.claim == "exact" and result.certificate is not None
-    saved = load_network(out)
-    assert header_is_truth(saved) and saved.options["snapped"] == result.snapped
-    with open(result.certificate) as handle:
-        check_against_network(json.load(handle), str(out))
-    automaton = fsmnet.load("modcount:3")
-    assert _wrong_words(saved, automaton, 6) == []
-
-
 def test_a_perturbed_fixed_point_network_snaps_through_its_lambda_q_header():
     """The compiled fixed-point mod-3 network with Q moved by up to 0.01: the snap keeps
     Λ and solves Q from the snapped matrices, A = (I + (Λ⁻¹ − I) Q)⁻¹; the header's

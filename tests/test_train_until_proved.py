@@ -303,3 +303,33 @@ def test_measured_runs_end_proved(spec, arch, hidden, seed, rounds, tmp_path, ca
     automaton = spec if isinstance(spec, Automaton) else fsmnet.load(spec)
     assert wrong_words(result.network, automaton, exact=result.claim == "exact") == []
     capsys.readouterr()
+
+
+@pytest.mark.parametrize("arch,hidden,kind,claims", [
+    ("bilinear-full", 4, "states", ("exact",)),
+    ("bilinear-r2", 6, "roots-of-unity", ("float32", "exact")),
+])
+def test_trained_mod3_ends_proved_by_a_structural_snap(arch, hidden, kind, claims, tmp_path):
+    """Mod-3 addition, 400 steps, seed 0, one thread: the trained letter is a rotation by
+    nearly 2π/3, and Theorem G (docs/theory.md §5) rules out every generic-weight network
+    of these classes; round 0 snaps it (full: exact states, r2: roots of unity) and ends
+    proved.  Oracles: the checker against the saved file, and the saved network's run
+    (float32 or exact, as the claim says) against the table on every word up to 6."""
+    from fsmnet.nets.exact_header import header_is_truth
+    from fsmnet.proofs.certificate import check_against_network
+
+    out = tmp_path / "m3.safetensors"
+    config = TrainConfig(arch=arch, hidden=hidden, steps=400, lr=0.01, batch=64,
+                         lengths=(2, 10), seed=0, threads=1)
+    result = train_until_proved("modcount:3", config, budget=Budget(rounds=2),
+                                output=str(out))
+    assert result.verdict == "proved" and len(result.rounds) == 1
+    assert result.snapped is not None and result.snapped["kind"] == kind
+    assert result.claim in claims and result.certificate is not None
+    assert result.rounds[0].snap is not None and result.rounds[0].snap["verdict"] == "proved"
+    saved = fsmnet.load_network(out)
+    assert header_is_truth(saved) and saved.options["snapped"] == result.snapped
+    with open(result.certificate) as handle:
+        check_against_network(json.load(handle), str(out))
+    automaton = fsmnet.load("modcount:3")
+    assert wrong_words(saved, automaton, exact=result.claim == "exact", length=6) == []
