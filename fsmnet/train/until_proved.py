@@ -47,6 +47,8 @@ MAX_WORD = 256          # variants longer than this (or than their word) are lef
 MAX_NEIGHBOURS = 32     # edits sampled per counterexample (a word of length L has ~2|Σ|L)
 SNAP_CERTIFIES = 2      # snapped networks certified per round (each costs a certification)
 SAMPLE_WORDS = 256      # the training sample a snap must keep right
+SNAP_FROM = 0.99        # snaps are tried from this training accuracy on (each snap must
+                        # then be right on the whole sample: a snap can mend a near miss)
 PATIENCE = 1            # rounds without a longer proved length before a fresh start
 
 
@@ -298,7 +300,7 @@ def train_until_proved(spec: Automaton | str, config: TrainConfig, *,
         accuracy = float32_accuracy(net, sample, [label_traces(automaton, np.asarray([w]))[0]
                                                   for w in sample])
         snap_record, claim = None, None
-        if snap and accuracy == 1.0:
+        if snap and accuracy >= SNAP_FROM:
             snap_record, result, snapped = prove_snapped(automaton, net, sample, certify_both,
                                                          SNAP_CERTIFIES)
             if snapped is not None and snap_record is not None:
