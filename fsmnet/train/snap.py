@@ -1,4 +1,9 @@
-"""Snapping: a trained network's weights rounded to nearby simple values.
+"""Snapping: a trained network's weights moved to nearby simple values.
+
+Candidates come from a table of strategies (:data:`STRATEGIES`): the structural
+snaps of :mod:`fsmnet.train.snap_states` (exact states, for bilinear-full and
+fixed-point) and :mod:`fsmnet.train.snap_roots` (exact rotations, for bilinear-r2),
+then the dyadic grids of this module, which any architecture takes.
 
 A trained network's weights are arbitrary float32 values, so its exact states
 never repeat and its float32 states may drift for a long time.  Rounded to a
@@ -96,7 +101,7 @@ def dyadic_snaps(net: Network) -> Iterator[tuple[dict[str, Any], Network]]:
 Candidates = Iterator[tuple[dict[str, Any], Network]]
 
 STRATEGIES: tuple[Callable[[Network, Automaton, Sequence[Sequence[int]]], Candidates], ...] = (
-    state_snaps,                                          # bilinear-full: exact states
+    state_snaps,                      # bilinear-full, fixed-point: exact states
     lambda net, automaton, words: root_of_unity_snaps(net),  # bilinear-r2: exact rotations
     lambda net, automaton, words: dyadic_snaps(net),         # every architecture
 )
@@ -111,13 +116,16 @@ def candidates(net: Network, automaton: Automaton,
         yield from strategy(net, automaton, words)
 
 
+_DESCRIPTIONS: dict[str, Callable[[dict[str, Any]], str]] = {
+    "roots-of-unity": lambda h: f"roots of unity of order {h['order']}",
+    "states": lambda h: f"{h['states']} exact states on 2^-{h['bits']}",
+    "dyadic": lambda h: f"2^-{h['bits']}",
+}
+
+
 def describe(header: dict[str, Any]) -> str:
     """A snap's header in a few words, for progress lines."""
-    if header.get("kind") == "roots-of-unity":
-        return f"roots of unity of order {header['order']}"
-    if header.get("kind") == "states":
-        return f"{header['states']} exact states on 2^-{header['bits']}"
-    return f"2^-{header['bits']}"
+    return _DESCRIPTIONS[header.get("kind", "dyadic")](header)
 
 
 def snaps(net: Network, automaton: Automaton, words: Sequence[Sequence[int]],

@@ -4,9 +4,10 @@ Each round trains the module (the first round ``config.steps`` steps from a fres
 module, later rounds ``round_steps`` more on the same one; a fresh module again when
 the last round proved no longer a length than the best before it), then
 
-1. tries snapping (:mod:`fsmnet.train.snap`): the coarsest dyadic grids whose
-   float32 labels are still right on the training sample are certified, a proof of a
-   snapped network ends the run with the snapped network;
+1. tries snapping (:mod:`fsmnet.train.snap`) from a training accuracy of
+   :data:`SNAP_FROM` on: the first snaps (exact states, exact rotations, then dyadic
+   grids) whose float32 labels are right on the whole training sample are certified,
+   a proof of a snapped network ends the run with the snapped network;
 2. certifies the network itself: ``certify(automaton, net, float32=True)`` first
    (the claim about how a trained network runs), the exact claim when that one is
    unknown;
