@@ -45,8 +45,10 @@ def exact_w_header(net: Network) -> np.ndarray | None:
         return None
 
     def parse() -> np.ndarray:
-        return np.array([[[Fraction(str(x)) for x in row] for row in m] for m in exact["W"]],
-                        dtype=object)
+        from fsmnet.nets.exact_header import rational_array
+
+        n, _, k = net.params["W"].shape
+        return rational_array(exact.get("W"), (k, n, n), "exact.W", f"<network {net.name}>")
 
     return net.cached("exact_w", parse)  # type: ignore[no-any-return]
 

@@ -210,7 +210,9 @@ def check_tensor(source: str, name: str, tensor: np.ndarray, exact: np.ndarray) 
                                f"{want!r})")
 
 
-def _rationals(values: Any, shape: tuple[int, ...], field: str, source: str) -> np.ndarray:
+def rational_array(values: Any, shape: tuple[int, ...], field: str, source: str) -> np.ndarray:
+    """``values`` (nested lists of rationals or their strings) as a Fraction array of
+    ``shape``; :class:`NetworkFileError` naming ``field`` otherwise."""
     try:
         flat = np.array(values, dtype=object)
         if flat.shape != shape:
@@ -225,7 +227,7 @@ def _fixed_point(net: Network, source: str) -> dict[str, np.ndarray]:
     exact = net.exact or {}
     if "Lambda" not in exact and "Q" not in exact:
         return {}
-    return {name: _rationals(exact.get(name), net.params[name].shape, f"exact.{name}", source)
+    return {name: rational_array(exact.get(name), net.params[name].shape, f"exact.{name}", source)
             for name in ("Lambda", "Q")}
 
 
@@ -234,7 +236,7 @@ def _rational_w(net: Network, source: str) -> dict[str, np.ndarray]:
     if exact.get("kind") not in ("rational-W", "exact-W"):
         return {}
     n, _, k = net.params["W"].shape
-    per_symbol = _rationals(exact.get("W"), (k, n, n), "exact.W", source)
+    per_symbol = rational_array(exact.get("W"), (k, n, n), "exact.W", source)
     return {"W": per_symbol.transpose(1, 2, 0)}  # W[:, :, a] is the header's matrix a
 
 

@@ -54,18 +54,28 @@ OVERFLOW = -1
 SELECT_ARCHS = ("minmax-dense", "minmax-cascade", "minmax-scalar")
 
 
+def exact_or_double(exact: Any, fallback: Any) -> np.ndarray:
+    """The exact weights (an object array) with every entry that is not a rational
+    (an exact header's cyclotomic entry) replaced by the file's float64 value
+    (``fallback``, same shape), which is its correctly rounded double (docs/formats.md):
+    the values whose float32 rounding the reference step uses, and which a float32
+    certificate's model states."""
+    arr = np.asarray(exact, dtype=object)
+    back = np.asarray(fallback, dtype=np.float64).ravel()
+    return np.array([x if isinstance(x, (Fraction, int)) else float(back[i])
+                     for i, x in enumerate(arr.ravel())], dtype=object).reshape(arr.shape)
+
+
 def _rounded(exact: Any, fallback: Any = None) -> np.ndarray:
     """fl32(fl64(x)) of every exact weight: the float32 rounding through its double (the
-    rounding a certificate's float32 model states and the checker re-derives).  An
-    irrational entry (an exact header in a cyclotomic field) takes the file's float64
-    value instead, which is its correctly rounded double (docs/formats.md)."""
+    rounding a certificate's float32 model states and the checker re-derives); an
+    irrational entry takes the file's double instead (:func:`exact_or_double`)."""
     arr = np.asarray(exact)
     if arr.dtype != object:
         doubles = arr.astype(np.float64)
     else:
-        back = None if fallback is None else np.asarray(fallback, dtype=np.float64).ravel()
-        doubles = np.array([float(x) if isinstance(x, (Fraction, int)) else back[i]  # type: ignore[index]
-                            for i, x in enumerate(arr.ravel())],
+        values = arr if fallback is None else exact_or_double(arr, fallback)
+        doubles = np.array([float(x) for x in values.ravel()],
                            dtype=np.float64).reshape(arr.shape)
     with np.errstate(over="ignore"):
         return doubles.astype(np.float32)

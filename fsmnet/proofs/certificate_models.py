@@ -99,31 +99,22 @@ def linear_model(net: Network) -> dict[str, Any]:
     }
 
 
-def _doubles_for_irrationals(exact: np.ndarray, doubles: np.ndarray) -> np.ndarray:
-    """``exact`` with each irrational entry replaced by the file's float64 value."""
-    out = np.asarray(exact, dtype=object).copy()
-    flat, back = out.ravel(), np.asarray(doubles, dtype=np.float64).ravel()
-    for i, x in enumerate(flat):
-        if hasattr(x, "rational") and x.rational() is None:
-            flat[i] = back[i]
-    return flat.reshape(out.shape)
-
-
 def float32_linear_model(net: Network) -> dict[str, Any]:
     """The model of a ``float32-product`` certificate: :func:`linear_model`, except that
     an irrational exact weight (an exact header's rotation) is the file's float64 value.
     The float32 reference step rounds that double (fsmnet.nets.float32), and the checker
     rounds the model's rationals through float64 to float32, so both use one value."""
+    from fsmnet.nets.float32 import exact_or_double
+
     if not net.exact:
         return linear_model(net)
     sem: Any = net.semantics
     return {
         "type": "linear",
-        "matrices": exact_qs(_doubles_for_irrationals(sem.matrices(net, True),
-                                                      sem.matrices(net, False))),
+        "matrices": exact_qs(exact_or_double(sem.matrices(net, True), sem.matrices(net, False))),
         "h0": exact_qs(sem.initial_state(net, True)),
-        "readout": exact_qs(_doubles_for_irrationals(sem.readout_matrix(net, True),
-                                                     sem.readout_matrix(net, False))),
+        "readout": exact_qs(exact_or_double(sem.readout_matrix(net, True),
+                                            sem.readout_matrix(net, False))),
     }
 
 
