@@ -8,6 +8,31 @@ from typing import Any
 
 NETS = os.path.join(os.path.dirname(__file__), "results", "nets")
 
+
+def file_name(name: str) -> str:
+    """``name`` with every character outside letters, digits and ``._,=-`` made ``_``."""
+    return "".join(c if c.isalnum() or c in "._,=-" else "_" for c in name)
+
+
+def save_net(result: Any, name: str, folder: str | None = None) -> tuple[Any, str] | None:
+    """The trained module as an fsmnet network file ``folder/NAME.safetensors``
+    (default ``results/nets/``): the network and its path, or None for a module
+    with no network form."""
+    from fsmnet.errors import FsmnetError
+    from fsmnet.train.convert import to_network
+
+    try:
+        net = to_network(result.module, result.automaton.symbols, result.automaton.labels,
+                         name=name)
+    except FsmnetError:
+        return None
+    folder = folder or NETS
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, file_name(name) + ".safetensors")
+    net.save(path)
+    return net, path
+
+
 def certify_cell(result: Any, name: str, folder: str | None = None) -> dict[str, Any]:
     """``fsmnet certify`` on the trained network, twice: in exact arithmetic of the
     file's tensors, and for the float32 reference step (``--float32``, under
@@ -16,19 +41,10 @@ def certify_cell(result: Any, name: str, folder: str | None = None) -> dict[str,
     applies. The network is saved first (in ``folder``, default ``results/nets/``),
     so ``fsmnet certify results/nets/NAME.safetensors SPEC [--float32]`` repeats the
     verdicts. Modules with no network form get verdict None."""
-    from fsmnet.errors import FsmnetError
-    from fsmnet.train.convert import to_network
-
-    try:
-        net = to_network(result.module, result.automaton.symbols, result.automaton.labels,
-                         name=name)
-    except FsmnetError:
+    saved = save_net(result, name, folder)
+    if saved is None:
         return {"verdict": None, "why": "no network form"}
-    folder = folder or NETS
-    os.makedirs(folder, exist_ok=True)
-    path = os.path.join(folder, "".join(c if c.isalnum() or c in "._,=-" else "_"
-                                        for c in name) + ".safetensors")
-    net.save(path)
+    net, path = saved
     out = _certified(result.automaton, net, path, float32=False)
     out["network"] = os.path.relpath(path)
     out["float32"] = _certified(result.automaton, net, path, float32=True)

@@ -49,6 +49,7 @@ class Protocol:
     validate_seed: int = 4321
     patience: int = 0
     stop_at_zero_loss: bool = False
+    stop_at_perfect: bool = False
 
     def __post_init__(self) -> None:
         if not self.lrs or any(not (lr > 0 and math.isfinite(lr)) for lr in self.lrs):
@@ -69,9 +70,14 @@ class Protocol:
         stop = (f", early stop after {self.patience} validations without improvement"
                 if self.patience else "")
         zero = ", stop at a float32 loss of exactly 0" if self.stop_at_zero_loss else ""
+        perfect = (", the cell ends at its first perfect validation"
+                   if self.stop_at_perfect else "")
         return (f"up to {steps} steps, best of lr {{{lrs}}} by validation at length "
                 f"{self.validate_length} ({self.validate_words} held-out words, every "
-                f"{self.validate_every} steps){stop}{zero}, {seeds} seeds")
+                f"{self.validate_every} steps){stop}{zero}{perfect}, {seeds} seeds")
+
+
+PERFECT = "perfect on every validation word"
 
 
 class _Stop(Exception):
@@ -111,6 +117,9 @@ def _run_validated(automaton: Any, config: TrainConfig, module: Any, protocol: P
             state["own_best"], state["since"] = val, 0
         else:
             state["since"] += 1
+        if val == 1.0 and protocol.stop_at_perfect:
+            state["why"] = PERFECT
+            raise _Stop
         if first_zero and protocol.stop_at_zero_loss:
             state["why"] = "loss exactly 0"
             raise _Stop
@@ -167,6 +176,11 @@ def train_selected(spec: Any, arch: str, seed: int, *, hidden: int, steps: int,
                              batch=batch, lr=lr, seed=seed, threads=1, options=options)
         stopped[f"{lr:g}"] = _run_validated(automaton, config, fresh(), protocol, index,
                                             checkpoints, best)
+        if stopped[f"{lr:g}"]["why"] == PERFECT:
+            # No later checkpoint can score higher: the other rates are not run.
+            stopped.update({f"{later:g}": {"step": 0, "why": "skipped: a perfect checkpoint"}
+                            for later in protocol.lrs[index + 1:]})
+            break
     if not best:
         raise RuntimeError(f"{spec} {arch} seed {seed}: no checkpoint was validated "
                            f"(every run stopped on a non-finite loss)")
@@ -186,11 +200,19 @@ def protocol_of(args: argparse.Namespace) -> Protocol:
                     validate_length=getattr(args, "validate_length", 100),
                     validate_words=getattr(args, "validate_words", 64),
                     patience=getattr(args, "patience", 0),
-                    stop_at_zero_loss=getattr(args, "stop_at_zero_loss", False))
+                    stop_at_zero_loss=getattr(args, "stop_at_zero_loss", False),
+                    stop_at_perfect=getattr(args, "stop_at_perfect", False))
 
 
 def _floats(text: str) -> tuple[float, ...]:
     return tuple(float(x) for x in text.split(","))
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def _lengths(text: str) -> tuple[int, int]:
@@ -225,6 +247,9 @@ def arguments(*, steps: int, hidden: int, paper: dict[str, Any] | None = None,
     parser.add_argument("--stop-at-zero-loss", action="store_true",
                         help="stop a run at its first float32 training loss of exactly 0 "
                              "(validated as a checkpoint in any case)")
+    parser.add_argument("--stop-at-perfect", action="store_true",
+                        help="end a cell at its first checkpoint right on every position "
+                             "of every validation word (later learning rates are skipped)")
     parser.add_argument("--lengths", type=_lengths, default=(2, 10), metavar="MIN-MAX",
                         help="training word lengths (default 2-10)")
     parser.add_argument("--eval-length", type=int, default=500, metavar="N",
@@ -234,6 +259,18 @@ def arguments(*, steps: int, hidden: int, paper: dict[str, Any] | None = None,
                         help="skip the 'certified' column (fsmnet certify on each trained net)")
     parser.add_argument("--estimate-only", action="store_true",
                         help="print the wall-time estimate and stop")
+    parser.add_argument("--out", default=None, metavar="DIR",
+                        help="one JSON record per cell in DIR (trained networks in "
+                             "DIR/nets/); a matching record is reused, so an interrupted "
+                             "table resumes where it stopped")
+    parser.add_argument("--force", action="store_true",
+                        help="with --out, retrain every cell even where a record matches")
+    parser.add_argument("--jobs", type=_positive, default=1, metavar="N",
+                        help="train N cells at a time, one worker process each "
+                             "(default 1; a cell itself trains on one thread)")
+    parser.add_argument("--grow-hidden", action="store_true",
+                        help="hidden size at least the task's number of states, rounded "
+                             "up to a multiple of 8 (--hidden is the floor)")
     if paper is not None:
         parser.add_argument("--paper", action="store_true",
                             help="the paper's protocol and full grid: " + ", ".join(

@@ -1,0 +1,191 @@
+"""The tables' grid (experiments/common.py): a cell ends at its first perfect
+validation, an interrupted table resumes from its per-cell records, and the hidden
+size grows with the task.
+
+Independent sources: the compiled parity network (exact, so perfect on every word
+from the first step: a checkpoint a selection can never beat), counted training
+runs (a reused record trains nothing; a changed budget or ``--force`` retrains
+every cell), and the tasks' state counts by their definitions.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+
+import torch  # noqa: E402
+
+import fsmnet  # noqa: E402
+from fsmnet.train import convert  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _common():
+    spec = importlib.util.spec_from_file_location("exp_common_grid",
+                                                  ROOT / "experiments" / "common.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+common = _common()
+
+
+def _perfect_parity():
+    # Readout scaled by 1000: every margin is huge, so a few steps of training
+    # cannot move the compiled (exact) parity network off 100 %; its float32 loss is
+    # exactly 0 from the first step, which is validated (a checkpoint at step 1).
+    module = convert.from_network(fsmnet.compile("parity", "bilinear-real-diag"))
+    with torch.no_grad():
+        module.readout.mul_(1000.0)
+    return module
+
+
+@pytest.mark.parametrize("stop", [True, False])
+def test_a_perfect_checkpoint_ends_the_cell_and_skips_later_rates(stop):
+    protocol = common.Protocol(lrs=(0.1, 0.01), validate_every=10, validate_length=30,
+                               validate_words=16, stop_at_perfect=stop)
+    _, record = common.train_selected("parity", "bilinear-real-diag", 0, hidden=2, steps=30,
+                                      protocol=protocol, start=_perfect_parity())
+    assert record["selected"]["val"] == 1.0
+    if stop:
+        assert record["stopped"] == {
+            "0.1": {"step": 1, "why": common.PERFECT},
+            "0.01": {"step": 0, "why": "skipped: a perfect checkpoint"}}
+        assert [(c["lr"], c["step"]) for c in record["checkpoints"]] == [(0.1, 1)]
+    else:
+        assert [(c["lr"], c["step"]) for c in record["checkpoints"]] == [
+            (lr, s) for lr in (0.1, 0.01) for s in (1, 10, 20, 30)]
+
+
+def test_stop_at_perfect_is_an_option_and_is_described():
+    args = common.arguments(steps=100, hidden=4, argv=["--lrs", "0.1,0.01",
+                                                        "--validate-every", "10",
+                                                        "--stop-at-perfect"])
+    protocol = common.protocol_of(args)
+    assert protocol.stop_at_perfect
+    assert "first perfect validation" in protocol.describe(100, 3)
+    assert "perfect" not in common.protocol_of(
+        common.arguments(steps=100, hidden=4, argv=[])).describe(100, 3)
+
+
+@pytest.mark.parametrize("argv", [["--jobs", "0"], ["--jobs", "-2"]])
+def test_jobs_below_one_are_refused(argv, capsys):
+    with pytest.raises(SystemExit) as stop:
+        common.arguments(steps=10, hidden=4, argv=argv)
+    assert stop.value.code == 2
+    assert "must be at least 1" in capsys.readouterr().err
+
+
+def test_grow_hidden_rounds_the_state_count_up_to_a_multiple_of_eight():
+    # States by the tasks' definitions: parity 2, modadd:m (sum mod m) m.
+    for spec, states, floor, expected in (("parity", 2, 1, 8), ("modadd:3", 3, 4, 8),
+                                          ("modadd:10", 10, 4, 16),
+                                          ("modadd:17", 17, 32, 32)):
+        assert len(common.task_automaton(spec).states) == states
+        grown = common.arguments(steps=10, hidden=floor, argv=["--grow-hidden"])
+        plain = common.arguments(steps=10, hidden=floor, argv=[])
+        assert common.hidden_for(spec, grown) == expected
+        assert common.hidden_for(spec, plain) == floor
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """run_cell replaced by a counting stand-in: the grid's bookkeeping, not training."""
+    calls = []
+
+    def fake(**run):
+        calls.append((run["spec"], run["arch"], run["seed"], run["steps"]))
+        return {"spec": run["spec"], "arch": run["arch"], "seed": run["seed"],
+                "acc_500": 0.5 + run["seed"] / 10, "steps": run["steps"]}
+
+    monkeypatch.setattr(common, "run_cell", fake)
+    monkeypatch.setattr(common, "print_estimate", lambda *a, **k: None)
+    return calls
+
+
+def _grid(tmp_path, counted, *extra):
+    args = common.arguments(steps=20, hidden=4, argv=["--seeds", "2", "--no-certify",
+                                                       "--out", str(tmp_path), *extra])
+    return common.run_grid(["parity", "modadd:3"], [("bilinear-cp", {}),
+                                                    ("deltanet", {})],
+                           args, table="t", line=lambda cell: f"{cell['acc_500']}")
+
+
+def test_an_interrupted_table_resumes_from_its_records(tmp_path, counted):
+    first = _grid(tmp_path, counted)
+    assert len(counted) == 8 and len(first) == 8
+    records = sorted(p.name for p in tmp_path.glob("*.json"))
+    assert len(records) == 8 and not list(tmp_path.glob("*.tmp"))
+    # lose two records, as a run killed before their cells ended would
+    (tmp_path / records[0]).unlink()
+    (tmp_path / records[5]).unlink()
+    counted.clear()
+    second = _grid(tmp_path, counted)
+    assert len(counted) == 2
+    assert second == first  # same cells, in grid order
+    counted.clear()
+    assert _grid(tmp_path, counted) == first and counted == []
+
+
+def test_a_changed_budget_or_force_retrains(tmp_path, counted):
+    _grid(tmp_path, counted)
+    counted.clear()
+    cells = _grid(tmp_path, counted, "--steps", "30")
+    assert len(counted) == 8 and {c["steps"] for c in cells} == {30}
+    counted.clear()
+    _grid(tmp_path, counted, "--steps", "30", "--force")
+    assert len(counted) == 8
+    counted.clear()
+    _grid(tmp_path, counted, "--steps", "30", "--stop-at-perfect", "--lrs", "0.01,0.1",
+          "--validate-every", "5")
+    assert len(counted) == 8  # another protocol is another cell
+
+
+def test_a_record_names_its_key(tmp_path, counted):
+    _grid(tmp_path, counted)
+    record = json.loads(next(tmp_path.glob("parity__bilinear-cp__s1.json")).read_text())
+    assert record["key"]["spec"] == "parity" and record["key"]["seed"] == 1
+    assert record["key"]["steps"] == 20 and record["key"]["hidden"] == 4
+    assert record["cell"]["row"] == "bilinear-cp"
+
+
+def test_an_unreadable_record_stops_the_table_with_its_name(tmp_path, counted):
+    _grid(tmp_path, counted)
+    bad = tmp_path / "modadd_3__deltanet__s0.json"
+    assert bad.exists()
+    bad.write_text("{not json")
+    with pytest.raises(SystemExit, match="modadd_3__deltanet__s0.json.*unreadable"):
+        _grid(tmp_path, counted)
+
+
+@pytest.mark.slow
+def test_two_jobs_give_the_cells_of_one(tmp_path, monkeypatch):
+    # Real training in two worker processes against one in-process run: the same
+    # figures, cell for cell (each cell is seeded and single-threaded).  A worker
+    # imports the grid by module name, as the scripts do, so the grid is imported
+    # that way here rather than loaded by path.
+    monkeypatch.syspath_prepend(str(ROOT / "experiments"))
+    monkeypatch.delitem(sys.modules, "common", raising=False)
+    grid_module = importlib.import_module("common")
+
+    def grid(out, jobs):
+        args = grid_module.arguments(steps=10, hidden=4, argv=[
+            "--seeds", "2", "--no-certify", "--eval-length", "30", "--out", str(out),
+            "--jobs", str(jobs)])
+        return grid_module.run_grid(["parity"], [("bilinear-cp", {})], args, table="t",
+                                    line=lambda cell: "")
+
+    one = grid(tmp_path / "one", 1)
+    two = grid(tmp_path / "two", 2)
+    assert len(one) == 2 and [c["seed"] for c in two] == [0, 1]
+    strip = [{k: v for k, v in c.items() if k not in ("seconds", "network")} for c in one]
+    assert strip == [{k: v for k, v in c.items() if k not in ("seconds", "network")}
+                     for c in two]
