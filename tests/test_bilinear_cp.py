@@ -99,3 +99,31 @@ def test_integer_rank_factorization(rows, cols, data):
     assert basis.dtype == np.int64 and coeffs.dtype == np.int64
     assert np.array_equal(basis @ coeffs, m)
     assert basis.shape[1] == sympy.Matrix(m.tolist()).rank()
+
+
+_DOUBLES = st.floats(allow_nan=False, allow_infinity=False, width=64).filter(
+    lambda x: abs(x) < 1e100)  # a product of three stays finite in the float check
+
+
+@given(st.integers(0, 4), st.integers(0, 4), st.integers(1, 3), st.data())
+def test_exact_cp_matrices_of_arbitrary_doubles_match_fraction_arithmetic(
+        hidden, rank, symbols, data):
+    # Second algorithm: U diag(V[s]) Zᵀ in Fraction arithmetic, term by term.  The
+    # doubles include subnormals, ±0 and exponents far apart (the scaled-integer
+    # path must shift every factor to one common power of two without loss).
+    from fsmnet.nets.bilinear import _dyadic_cp_matrices
+
+    def draw(rows, cols):
+        return np.array(data.draw(st.lists(_DOUBLES, min_size=rows * cols,
+                                           max_size=rows * cols)),
+                        dtype=np.float64).reshape(rows, cols)
+
+    u, v, z = draw(hidden, rank), draw(symbols, rank), draw(hidden, rank)
+    got = _dyadic_cp_matrices(u, v, z)
+    assert got.shape == (symbols, hidden, hidden)
+    for s in range(symbols):
+        for i in range(hidden):
+            for j in range(hidden):
+                want = sum((Fraction(u[i, r]) * Fraction(v[s, r]) * Fraction(z[j, r])
+                            for r in range(rank)), Fraction(0))
+                assert got[s, i, j] == want and isinstance(got[s, i, j], Fraction)

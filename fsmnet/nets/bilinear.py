@@ -17,6 +17,7 @@ bilinear-cp
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -146,11 +147,38 @@ class CPBilinear(LinearRecurrence):
             used = [np.flatnonzero(v[s]) for s in range(v.shape[0])]
             return np.array([_integer_fractions(_integer_product(u[:, r] * v[s, r], z[:, r]))
                              for s, r in enumerate(used)], dtype=object)
-        uf, vf, zf = (to_fractions(t) for t in (u, v, z))
-        return np.array([(uf * vf[s]).dot(zf.T) for s in range(vf.shape[0])], dtype=object)
+        if not all(np.all(np.isfinite(t)) for t in (u, v, z)):
+            uf, vf, zf = (to_fractions(t) for t in (u, v, z))  # raises on inf/NaN
+            return np.array([(uf * vf[s]).dot(zf.T) for s in range(vf.shape[0])],
+                            dtype=object)
+        return _dyadic_cp_matrices(u, v, z)
 
     def rank(self, net: Network) -> int:
         return int(net.params["U"].shape[1])
+
+
+def _dyadic_integers(t: np.ndarray) -> tuple[np.ndarray, int]:
+    """Python integers n and one exponent e with t = n · 2^e exactly, entry by entry
+    (every finite double is m · 2^k with a 53-bit integer m)."""
+    parts = [math.frexp(float(x)) for x in t.ravel()]
+    low = min((k - 53 for _, k in parts), default=0)
+    ints = [int(m * 2.0**53) << (k - 53 - low) for m, k in parts]
+    return np.array(ints, dtype=object).reshape(t.shape), low
+
+
+def _dyadic_cp_matrices(u: np.ndarray, v: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """U diag(V[s]) Zᵀ for every symbol s, exactly, as Fractions: the factors as
+    integers over one power of two each, the products and sums in Python integers
+    (no gcd per operation, which is what makes Fraction arithmetic slow), and only
+    the results made Fractions."""
+    (un, ue), (vn, ve), (zn, ze) = (_dyadic_integers(t) for t in (u, v, z))
+    shift = ue + ve + ze
+    scale = (lambda n: Fraction(n << shift)) if shift >= 0 else (
+        lambda n: Fraction(n, 1 << -shift))
+    exact = np.frompyfunc(scale, 1, 1)
+    zt = zn.T
+    return np.array([exact((un * vn[s]).dot(zt)) for s in range(vn.shape[0])],
+                    dtype=object).reshape(v.shape[0], u.shape[0], z.shape[0])
 
 
 def _integer_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
