@@ -13,9 +13,9 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
-from pathlib import Path
 
 import pytest
+from experiment_scripts import ROOT, load_script
 
 pytest.importorskip("torch")
 
@@ -24,18 +24,7 @@ import torch  # noqa: E402
 import fsmnet  # noqa: E402
 from fsmnet.train import convert  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def _common():
-    spec = importlib.util.spec_from_file_location("exp_common_grid",
-                                                  ROOT / "experiments" / "common.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-common = _common()
+common = load_script("common.py", "exp_common_grid")
 
 
 def _perfect_parity():

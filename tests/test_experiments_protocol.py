@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from pathlib import Path
 
 import pytest
+from experiment_scripts import ROOT, load_script
 
 pytest.importorskip("torch")
 
@@ -25,18 +25,7 @@ from fsmnet.train import convert  # noqa: E402
 from fsmnet.train.data import accuracy  # noqa: E402
 from fsmnet.train.loop import TrainConfig, train  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def _common():
-    spec = importlib.util.spec_from_file_location("exp_common_protocol",
-                                                  ROOT / "experiments" / "common.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-common = _common()
+common = load_script("common.py", "exp_common_protocol")
 # Tiny budget: modadd:3 on a rank-4 CP net is far from learned after 40 steps, so its
 # validation accuracy goes up and down and the best checkpoint is not the last one.
 TINY = dict(spec="modadd:3", arch="bilinear-cp", seed=0, hidden=4, steps=40)

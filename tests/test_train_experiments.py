@@ -3,21 +3,13 @@
 from __future__ import annotations
 
 import importlib.util
-from pathlib import Path
 
 import pytest
+from experiment_scripts import ROOT, load_script
 
 from fsmnet.train.data import label_traces, normalized, task_automaton
 
 pytest.importorskip("torch")
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def _common():
-    spec = importlib.util.spec_from_file_location("exp_common", ROOT / "experiments" / "common.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_normalized_accuracy_is_zero_at_chance_and_one_when_perfect():
@@ -36,7 +28,7 @@ def test_labels_come_from_the_automaton():
 
 
 def test_run_cell_and_verdict_on_a_tiny_budget():
-    common = _common()
+    common = load_script("common.py", "exp_common")
     cell = common.run_cell("parity", "bilinear-real-diag", 0, hidden=2, steps=5, lr=0.05,
                            eval_length=20, eval_words=8)
     assert set(cell) >= {"norm", "norm10", "acc10", "acc20", "seconds"}
@@ -49,7 +41,7 @@ def test_run_cell_and_verdict_on_a_tiny_budget():
 def test_run_grid_trains_every_cell_in_order():
     import argparse
 
-    common = _common()
+    common = load_script("common.py", "exp_common")
     args = argparse.Namespace(seeds=2, hidden=2, steps=2, lr=0.05, certify=False)
     seen = []
     cells = common.run_grid(["parity"], [("bilinear-real-diag", {}), ("deltaproduct",
