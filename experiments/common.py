@@ -197,8 +197,9 @@ def _reused(path: str, key: dict[str, Any]) -> dict[str, Any] | None:
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as err:
-        raise SystemExit(f"error: cell record {path}: unreadable ({err}); delete it or "
-                         f"pass --force") from None
+        print(f"error: cell record {path}: unreadable ({err}); delete it or pass --force",
+              file=sys.stderr)
+        raise SystemExit(2) from None
     return record["cell"] if record.get("key") == key else None
 
 

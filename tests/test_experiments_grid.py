@@ -146,13 +146,18 @@ def test_a_record_names_its_key(tmp_path, counted):
     assert record["cell"]["row"] == "bilinear-cp"
 
 
-def test_an_unreadable_record_stops_the_table_with_its_name(tmp_path, counted):
+def test_an_unreadable_record_stops_the_table_with_its_name(tmp_path, counted, capsys):
     _grid(tmp_path, counted)
     bad = tmp_path / "modadd_3__deltanet__s0.json"
     assert bad.exists()
     bad.write_text("{not json")
-    with pytest.raises(SystemExit, match="modadd_3__deltanet__s0.json.*unreadable"):
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as stop:
         _grid(tmp_path, counted)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "modadd_3__deltanet__s0.json: unreadable" in err[0]
+    assert bad.read_text() == "{not json"  # nothing lost
 
 
 @pytest.mark.slow
