@@ -91,6 +91,33 @@ PAPER["modarith:50"] = {"bilinear-full": "0.99", "lstm": "0.64",
                         "bilinear-positive-diag": "0.08"}
 
 
+def within(value: float, paper: str, band: float = 0.05) -> bool | None:
+    """Whether ``value`` is within ``band`` of the paper's figure (None: no figure).
+    The figures have two decimals, so the comparison is made on the value rounded
+    to two decimals, as the table prints it."""
+    if paper in ("", "—"):
+        return None
+    return abs(round(value, 2) - float(paper)) <= band + 1e-9
+
+
+def agreement(cells: list[dict], tasks: list[tuple[str, str]],
+              archs: list[tuple[str, str]]) -> str:
+    """How many cells with a paper figure are within ±0.05 of it, by the best seed
+    and by the mean of the seeds."""
+    best = mean = total = 0
+    for spec, _ in tasks:
+        for arch, _ in archs:
+            values = [c["norm"] for c in cells if c["spec"] == spec and c["arch"] == arch]
+            paper = PAPER.get(spec, {}).get(arch, "—")
+            if not values or within(0.0, paper) is None:
+                continue
+            total += 1
+            best += bool(within(max(values), paper))
+            mean += bool(within(sum(values) / len(values), paper))
+    return (f"within ±0.05 of the paper: {best} of {total} cells by the best seed, "
+            f"{mean} by the mean")
+
+
 def main() -> None:
     args = arguments(steps=600, hidden=16, paper=PAPER_PROTOCOL)
     tasks = PAPER_TASKS if args.paper else TASKS
@@ -110,10 +137,13 @@ def main() -> None:
         for arch, _ in archs:
             mine = [c for c in cells if c["spec"] == spec and c["arch"] == arch]
             paper = PAPER.get(spec, {}).get(arch, "—")
+            close = within(max(c["norm"] for c in mine), paper) if mine else None
+            paper += {True: " ✓", False: " ✗", None: ""}[close]
             proved = f" · {verdicts[(spec, arch)]}" if (spec, arch) in verdicts else ""
             cert = f" · certified {certified_summary(mine)}" if args.certify else ""
             row.append(f"{summarize(mine)} · paper {paper}{proved}{cert}")
         lines.append(f"| {name} | " + " | ".join(row) + " |")
+    lines += ["", agreement(cells, tasks, archs) + " (✓: the best seed within ±0.05)"]
     if args.certify:
         lines += ["", certified_details(cells)]
     table = "\n".join(lines)

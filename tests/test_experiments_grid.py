@@ -183,3 +183,25 @@ def test_two_jobs_give_the_cells_of_one(tmp_path, monkeypatch):
     strip = [{k: v for k, v in c.items() if k not in ("seconds", "network")} for c in one]
     assert strip == [{k: v for k, v in c.items() if k not in ("seconds", "network")}
                      for c in two]
+
+
+def test_agreement_with_the_paper_counts_best_and_mean_within_the_band(monkeypatch):
+    monkeypatch.chdir(ROOT)  # the script finds its helpers from the repository root
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    table = load_script("seed000_table.py", "exp_seed000_agreement")
+    # Figures worked by hand against the paper's (seed summary 000): parity full 1.00,
+    # mod 3 real diagonal 0.00, mod 3 R2 0.00.  Exactly 0.05 away counts as within.
+    assert table.within(0.95, "1.00") and table.within(1.0, "0.95")
+    assert not table.within(0.944, "1.00") and table.within(0.054, "0.00")
+    assert table.within(0.3, "—") is None
+    cells = [{"spec": "modadd:2", "arch": "bilinear-full", "norm": v} for v in (1.0, 0.9)]
+    cells += [{"spec": "modadd:3", "arch": "bilinear-real-diag", "norm": v}
+              for v in (0.02, 0.04)]
+    cells += [{"spec": "modadd:3", "arch": "bilinear-r2", "norm": v} for v in (0.3, 0.0)]
+    tasks = [("modadd:2", ""), ("modadd:3", "")]
+    archs = [("bilinear-full", ""), ("bilinear-real-diag", ""), ("bilinear-r2", ""),
+             ("bilinear-cp", "")]
+    # best: full 1.00 ✓, real diag 0.04 ✓, R2 0.30 ✗ -> 2 of 3 (CP has no cells);
+    # mean: full 0.95 ✓, real diag 0.03 ✓, R2 0.15 ✗ -> 2.
+    assert table.agreement(cells, tasks, archs) == (
+        "within ±0.05 of the paper: 2 of 3 cells by the best seed, 2 by the mean")
