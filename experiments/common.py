@@ -40,6 +40,7 @@ from certified import (  # noqa: E402
 )
 from protocol import PERFECT, Protocol, arguments, protocol_of, train_selected  # noqa: E402
 
+from fsmnet.io import write_text  # noqa: E402
 from fsmnet.train.data import accuracy, normalized, task_automaton  # noqa: E402
 from fsmnet.train.loop import TrainConfig, train  # noqa: E402
 
@@ -204,10 +205,7 @@ def _reused(path: str, key: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _write_json(path: str, payload: Any) -> None:
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(payload, fh, indent=1, ensure_ascii=False)
-    os.replace(tmp, path)
+    write_text(path, json.dumps(payload, indent=1, ensure_ascii=False))  # atomic
 
 
 def train_job(job: dict[str, Any]) -> dict[str, Any]:

@@ -109,7 +109,7 @@ def agreement(cells: list[dict], tasks: list[tuple[str, str]],
         for arch, _ in archs:
             values = [c["norm"] for c in cells if c["spec"] == spec and c["arch"] == arch]
             paper = PAPER.get(spec, {}).get(arch, "—")
-            if not values or within(0.0, paper) is None:
+            if not values or paper in ("", "—"):
                 continue
             total += 1
             best += bool(within(max(values), paper))
