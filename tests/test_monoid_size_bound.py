@@ -10,7 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from fsmnet.algebra.monoid import _BOUND_CELLS, TransitionMonoid, size_lower_bound
+from fsmnet.algebra.monoid import TransitionMonoid, size_lower_bound
+from fsmnet.algebra.monoid_bound import _BOUND_CELLS
 
 
 def _stirling2(n: int, k: int) -> int:
