@@ -9,7 +9,8 @@ The columns of a row are decided here, not written down: ``fsmnet.expressivity``
 row's automaton for each registry class; ``deltanet-neg`` (DeltaProduct with one
 reflection per letter, β ∈ [0, 2]) counts as possible where fsmnet's deltaproduct
 construction needs n_h = 1.  Each cell trains at a size read off that construction
-(hidden = max(4, H + 2), made even for r2 and block; deltaproduct's n_h the construction's).
+(hidden = max(4, H + 2), made even for r2; deltaproduct's n_h and block's number of
+blocks the construction's; cp's rank at least |Σ|·states, what its state snap needs).
 
 Resumable: every (row, column, seed) is one JSON file under ``--out`` (default
 ``experiments/results/until_proved/``), written when the seed ends and skipped when it
@@ -102,12 +103,22 @@ LINEAR_CLASSES = {"bilinear-full", "bilinear-cp", "bilinear-block", "bilinear-r2
 # ------------------------------------------------------------------ one seed
 def cell_config(spec: str, arch: str, found: dict[str, Any], args: argparse.Namespace
                 ) -> dict[str, Any]:
-    """The training settings of a cell: sizes from fsmnet's construction."""
+    """The training settings of a cell: sizes from fsmnet's construction.  cp's rank is
+    at least |Σ|·states, what its state snap needs (fsmnet.train.snap_states); block
+    has the construction's number of blocks (one block on every row here)."""
+    from fsmnet.train.data import task_automaton
+
     size = found.get("size") or {}
     hidden = max(4, int(size.get("hidden", 2)) + 2)
-    if arch in ("bilinear-r2", "bilinear-block"):  # complex pairs; two equal blocks
-        hidden += hidden % 2
     options: dict[str, Any] = {}
+    if arch == "bilinear-block":
+        options["blocks"] = len(size.get("blocks") or [1, 1])
+    if arch == "bilinear-r2" or options.get("blocks", 1) > 1:  # complex pairs; equal blocks
+        hidden += hidden % 2
+    if arch == "bilinear-cp":
+        automaton = task_automaton(spec)
+        options["rank"] = max(hidden, int(size.get("rank", 0)),
+                              automaton.n_symbols * automaton.n_states)
     if arch == "deltaproduct":
         options["n_h"] = int(size.get("n_h", 1))
     return {"hidden": hidden, "steps": args.steps, "round_steps": args.steps,

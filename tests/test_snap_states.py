@@ -208,3 +208,106 @@ def test_a_perturbed_fixed_point_network_snaps_through_its_lambda_q_header():
             assert ratio > 0 and all(x == ratio * y for x, y in zip(state, ref))
     assert fsmnet.verify(automaton, snapped).verdict == "proved"
     assert _wrong_words(snapped, automaton, 4) == []
+
+
+# ------------------------------------------------------------------ bilinear-cp
+def _moved_cp(automaton, seed: int, noise: float, rank: int = 0) -> Network:
+    """The compiled CP network with zero terms added up to ``rank``, in a random basis
+    P (U ↦ P U, Z ↦ P⁻ᵀ Z, so every A_a ↦ P A_a P⁻¹), every factor then moved by up
+    to ``noise`` (the added terms too: they become small, not zero)."""
+    net = fsmnet.compile(automaton, "bilinear-cp")
+    rng = np.random.default_rng(seed)
+    u, v, z = (np.asarray(net.params[k], dtype=np.float64) for k in ("U", "V", "Z"))
+    pad = max(0, rank - u.shape[1])
+    u, v, z = (np.pad(t, ((0, 0), (0, pad))) for t in (u, v, z))
+    p = np.eye(u.shape[0]) + rng.uniform(-0.5, 0.5, (u.shape[0],) * 2)
+    p_inv = np.linalg.inv(p)
+    moved = {"U": p @ u, "V": v, "Z": p_inv.T @ z}
+    moved = {k: t + rng.uniform(-noise, noise, t.shape) for k, t in moved.items()}
+    return net.with_params(**moved, h0=p @ net.params["h0"],
+                           readout=np.asarray(net.params["readout"]) @ p_inv)
+
+
+def _cp_maps_states_exactly(snapped: Network, automaton) -> int:
+    """Oracle: U' from the header, V and Z from the file, multiplied out term by term
+    here; from h0 every letter maps each reached direction onto a positive multiple of
+    its successor's.  Returns the number of directions."""
+    u = [[Fraction(x) for x in row] for row in snapped.exact["U"]]
+    v, z = ([[Fraction(float(x)) for x in row] for row in snapped.params[k]] for k in "VZ")
+    directions = {int(automaton.initial): [Fraction(float(x)) for x in snapped.params["h0"]]}
+    frontier = [int(automaton.initial)]
+    while frontier:
+        q = frontier.pop()
+        c = directions[q]
+        for a in range(automaton.n_symbols):
+            zc = [sum((z[j][r] * c[j] for j in range(len(c))), Fraction(0))
+                  for r in range(len(v[a]))]
+            image = [sum((row[r] * v[a][r] * zc[r] for r in range(len(zc))), Fraction(0))
+                     for row in u]
+            nxt = int(automaton.delta[a][q])
+            if nxt not in directions:
+                directions[nxt] = image
+                frontier.append(nxt)
+                continue
+            target = directions[nxt]
+            j = next(i for i, x in enumerate(target) if x != 0)
+            ratio = image[j] / target[j]
+            assert ratio > 0 and all(x == ratio * y for x, y in zip(image, target)), (q, a)
+    return len(directions)
+
+
+@pytest.mark.parametrize("spec,length", [("modcount:3", 6), ("latch:3", 4)])
+def test_a_moved_cp_network_snaps_through_its_exact_u_header(spec, length, tmp_path):
+    """At rank |Σ|·k (U' M = T has a solution for M of independent columns) the snap
+    keeps V and Z, the oracle multiplies U' out, verify proves it about the header,
+    brute force agrees, and the file round-trips."""
+    automaton = fsmnet.load(spec).minimal()
+    net = _moved_cp(automaton, seed=2, noise=0.01,
+                    rank=automaton.n_symbols * automaton.n_states)
+    found = list(state_snaps(net, automaton, _sample(automaton)))
+    assert found
+    record, snapped = found[0]
+    assert record["states"] == automaton.n_states and header_is_truth(snapped)
+    for name in ("V", "Z"):
+        assert np.array_equal(snapped.params[name], net.params[name])
+    assert _cp_maps_states_exactly(snapped, automaton) == automaton.n_states
+    result = fsmnet.verify(automaton, snapped)
+    assert result.verdict == "proved" and result.details["covers"] == COVERS_HEADER
+    assert _wrong_words(snapped, automaton, length) == []
+    path = tmp_path / "snapped.safetensors"
+    snapped.save(path)
+    assert fsmnet.verify(automaton, load_network(path)).verdict == "proved"
+
+
+def test_a_cp_rank_below_letters_times_states_gives_no_snap():
+    """The mod-3 CP construction has rank 4 < |Σ|·k = 2·3: the 6 columns
+    V_a ∘ Zᵀc_q of M cannot be independent in R⁴, so no U' meets every target."""
+    automaton = fsmnet.load("modcount:3").minimal()
+    net = _moved_cp(automaton, seed=2, noise=0.01)
+    assert net.params["U"].shape[1] < automaton.n_symbols * automaton.n_states
+    assert list(state_snaps(net, automaton, _sample(automaton))) == []
+
+
+def test_a_cp_u_that_is_not_its_header_is_refused_and_a_mutant_header_refuted():
+    automaton = fsmnet.load("modcount:3").minimal()
+    _, snapped = next(iter(state_snaps(_moved_cp(automaton, 2, 0.01, rank=6), automaton,
+                                       _sample(automaton))))
+    u = np.array(snapped.params["U"])
+    u[0, 0] = np.nextafter(u[0, 0], np.inf)
+    with pytest.raises(NetworkFileError, match="field 'U'"):
+        Network(arch="bilinear-cp", params={**snapped.params, "U": u},
+                symbols=snapped.symbols, labels=snapped.labels, exact=snapped.exact,
+                name="tampered")
+    index = {lab: k for k, lab in enumerate(snapped.labels)}
+    for i, j in [(0, 0), (1, 2)]:  # each breaks a state map (found by hand: refuted)
+        mutant_u = [list(row) for row in snapped.exact["U"]]
+        mutant_u[i][j] = str(-3 * Fraction(mutant_u[i][j]) + Fraction(1, 7))
+        floats = np.array([[float(Fraction(x)) for x in row] for row in mutant_u])
+        mutant = Network(arch="bilinear-cp", params={**snapped.params, "U": floats},
+                         symbols=snapped.symbols, labels=snapped.labels,
+                         exact={"kind": "exact-U", "U": mutant_u}, name="mutant")
+        result = fsmnet.verify(automaton, mutant)
+        assert result.verdict == "refuted"
+        word = [snapped.symbols.index(x) for x in result.counterexample.word]
+        want = automaton.labels[automaton.output_ids[automaton.trace(word)[-1]]]
+        assert mutant.label_trace(word, exact=True)[-1] != index[want]

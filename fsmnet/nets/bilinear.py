@@ -13,6 +13,9 @@ bilinear-cp
     ``U`` (H, R), ``V`` (|Σ|, R), ``Z`` (H, R): A(x) = U diag(Vᵀx) Zᵀ, so
     A(e_σ) = U diag(V[σ]) Zᵀ; ``h0`` and ``readout`` as above.  ``U``, ``Z`` and
     ``readout`` may be stored sparse (the one-hot factors of the construction).
+    An ``exact-U`` header states U as rationals (a snapped trained network,
+    fsmnet.train.snap_states): then A(e_σ) = U diag(V[σ]) Zᵀ with that U and the
+    stored V and Z, and the file's U holds its correctly rounded doubles.
 """
 
 from __future__ import annotations
@@ -52,6 +55,27 @@ def exact_w_header(net: Network) -> np.ndarray | None:
         return rational_array(exact.get("W"), (k, n, n), "exact.W", f"<network {net.name}>")
 
     return net.cached("exact_w", parse)  # type: ignore[no-any-return]
+
+
+EXACT_U = "exact-U"
+"""The bilinear-cp header kind whose rational U *is* the exact factor (V and Z stay the
+stored doubles, which are rationals already)."""
+
+
+def exact_u_header(net: Network) -> np.ndarray | None:
+    """(H, R) Fractions of a ``{"kind": "exact-U", "U": rows}`` header, or None without
+    one (checked against U, bit for bit, on load)."""
+    exact = net.exact
+    if exact is None or exact.get("kind") != EXACT_U:
+        return None
+
+    def parse() -> np.ndarray:
+        from fsmnet.nets.exact_header import rational_array
+
+        return rational_array(exact.get("U"), net.params["U"].shape, "exact.U",
+                              f"<network {net.name}>")
+
+    return net.cached("exact_u", parse)  # type: ignore[no-any-return]
 
 
 class FullBilinear(LinearRecurrence):
@@ -107,7 +131,8 @@ class CPBilinear(LinearRecurrence):
         value in any order: its other terms are products with 0).  None for dense
         factors, and for float64 where that does not hold."""
         stored = net.stored
-        if not any(isinstance(stored[name], SparseTensor) for name in ("U", "Z")):
+        if not any(isinstance(stored[name], SparseTensor) for name in ("U", "Z")) or \
+                exact and exact_u_header(net) is not None:
             return None
         v = np.asarray(net.params["V"], dtype=np.float64)
         u_cols, z_cols = columns(stored["U"]), columns(stored["Z"])
@@ -136,6 +161,10 @@ class CPBilinear(LinearRecurrence):
 
     def matrices_exact(self, net: Network) -> np.ndarray:
         p = net.params
+        header = exact_u_header(net)
+        if header is not None:
+            return _rational_cp_matrices(header, np.asarray(p["V"], dtype=np.float64),
+                                         np.asarray(p["Z"], dtype=np.float64))
         u, v, z = (np.asarray(p[k], dtype=np.float64) for k in ("U", "V", "Z"))
         top = [float(np.abs(t).max()) if t.size else 0.0 for t in (u, v, z)]
         if all(np.array_equal(t, np.trunc(t)) for t in (u, v, z)) and \
@@ -171,14 +200,28 @@ def _dyadic_cp_matrices(u: np.ndarray, v: np.ndarray, z: np.ndarray) -> np.ndarr
     integers over one power of two each, the products and sums in Python integers
     (no gcd per operation, which is what makes Fraction arithmetic slow), and only
     the results made Fractions."""
-    (un, ue), (vn, ve), (zn, ze) = (_dyadic_integers(t) for t in (u, v, z))
-    shift = ue + ve + ze
-    scale = (lambda n: Fraction(n << shift)) if shift >= 0 else (
-        lambda n: Fraction(n, 1 << -shift))
-    exact = np.frompyfunc(scale, 1, 1)
+    un, ue = _dyadic_integers(u)
+    return _integer_cp_matrices(un, Fraction(2) ** ue, v, z)
+
+
+def _rational_cp_matrices(u: np.ndarray, v: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """:func:`_dyadic_cp_matrices` for a Fraction U: its entries as integers over their
+    common denominator."""
+    den = math.lcm(*(int(x.denominator) for x in u.ravel()))
+    un = np.array([int(x.numerator) * (den // int(x.denominator)) for x in u.ravel()],
+                  dtype=object).reshape(u.shape)
+    return _integer_cp_matrices(un, Fraction(1, den), v, z)
+
+
+def _integer_cp_matrices(un: np.ndarray, u_scale: Fraction, v: np.ndarray,
+                         z: np.ndarray) -> np.ndarray:
+    """(un · u_scale) diag(V[s]) Zᵀ for integer ``un``, V and Z as dyadic integers."""
+    (vn, ve), (zn, ze) = (_dyadic_integers(t) for t in (v, z))
+    scale = u_scale * Fraction(2) ** (ve + ze)
+    exact = np.frompyfunc(lambda n: n * scale, 1, 1)
     zt = zn.T
     return np.array([exact((un * vn[s]).dot(zt)) for s in range(vn.shape[0])],
-                    dtype=object).reshape(v.shape[0], u.shape[0], z.shape[0])
+                    dtype=object).reshape(v.shape[0], un.shape[0], z.shape[0])
 
 
 def _integer_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:

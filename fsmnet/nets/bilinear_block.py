@@ -7,6 +7,11 @@ Tensors (m ≥ 1 blocks, numbered from 0)
 ``readout``  (C, b_0, ..., b_{m-1}): score_c = readout[c] contracted with
              h⁽⁰⁾ ⊗ ... ⊗ h⁽ᵐ⁻¹⁾; the output is the argmax.
 
+An ``exact-W`` header (``{"kind": "exact-W", "W.i": per symbol, rows}``, a snapped
+trained network, fsmnet.train.snap_blocks) states every block's matrices as
+rationals: they are then the exact weights, and each ``W.i`` holds their correctly
+rounded doubles (checked on load, fsmnet.nets.exact_header).
+
 The recurrence is block-diagonal (A(x) = diag(A_0(x), ..., A_{m-1}(x))); the
 readout is multilinear rather than linear, which is what lets a direct product
 of automata be read out from its factors' states.  Each block is renormalized
@@ -49,6 +54,25 @@ def contract(readout: np.ndarray, states: tuple[np.ndarray, ...]) -> np.ndarray:
     return scores
 
 
+def exact_block_header(net: Network) -> list[np.ndarray] | None:
+    """Per block the (|Σ|, b, b) Fractions of an ``exact-W`` header, or None without one."""
+    exact = net.exact
+    if exact is None or exact.get("kind") != "exact-W":
+        return None
+
+    def parse() -> list[np.ndarray]:
+        from fsmnet.nets.exact_header import rational_array
+
+        out = []
+        for i in range(block_count(net.params)):
+            b, _, k = net.params[f"W.{i}"].shape
+            out.append(rational_array(exact.get(f"W.{i}"), (k, b, b), f"exact.W.{i}",
+                                      f"<network {net.name}>"))
+        return out
+
+    return net.cached("exact_block_w", parse)  # type: ignore[no-any-return]
+
+
 class BlockBilinear:
     """h⁽ⁱ⁾_t = W.i[:, :, x_t] h⁽ⁱ⁾_{t-1} per block; argmax of a multilinear readout."""
 
@@ -80,7 +104,12 @@ class BlockBilinear:
         return sum(self.block_sizes(net))
 
     def matrices(self, net: Network, exact: bool) -> list[np.ndarray]:
-        """Per block, the (|Σ|, b, b) stack of its matrices."""
+        """Per block, the (|Σ|, b, b) stack of its matrices (exact: an exact-W header's
+        where there is one)."""
+        header = exact_block_header(net) if exact else None
+        if header is not None:
+            return header
+
         def build() -> list[np.ndarray]:
             mats = [np.ascontiguousarray(np.moveaxis(net.params[f"W.{i}"], 2, 0))
                     for i in range(block_count(net.params))]

@@ -240,9 +240,31 @@ def _rational_w(net: Network, source: str) -> dict[str, np.ndarray]:
     return {"W": per_symbol.transpose(1, 2, 0)}  # W[:, :, a] is the header's matrix a
 
 
+def _exact_u(net: Network, source: str) -> dict[str, np.ndarray]:
+    exact = net.exact or {}
+    if exact.get("kind") != "exact-U":
+        return {}
+    return {"U": rational_array(exact.get("U"), net.params["U"].shape, "exact.U", source)}
+
+
+def _block_w(net: Network, source: str) -> dict[str, np.ndarray]:
+    from fsmnet.nets.bilinear_block import block_count
+
+    exact = net.exact or {}
+    if exact.get("kind") != "exact-W":
+        return {}
+    out = {}
+    for i in range(block_count(net.params)):
+        b, _, k = net.params[f"W.{i}"].shape
+        per_symbol = rational_array(exact.get(f"W.{i}"), (k, b, b), f"exact.W.{i}", source)
+        out[f"W.{i}"] = per_symbol.transpose(1, 2, 0)
+    return out
+
+
 # Headers that no semantics class parses itself; the diagonal classes check their own
 # (``check_header``), which also caches what exact evaluation then reads.
-_DESCRIBED = {"fixed-point": _fixed_point, "bilinear-full": _rational_w}
+_DESCRIBED = {"fixed-point": _fixed_point, "bilinear-full": _rational_w,
+              "bilinear-cp": _exact_u, "bilinear-block": _block_w}
 
 
 def check_exact_header(net: Network, source: str | None = None) -> None:
@@ -273,10 +295,13 @@ def header_is_truth(net: Network) -> bool:
 
 # Architectures whose exact weights come from a header of one kind only: fixed-point's
 # rational Lambda and Q, bilinear-full's exact-W (fsmnet.nets.bilinear; its rational-W
-# header only records what the tensors round).
+# header only records what the tensors round), bilinear-cp's exact-U, bilinear-block's
+# exact-W (one W.i per block).
 _TRUTH: dict[str, Callable[[Any], bool]] = {
     "fixed-point": lambda exact: "Lambda" in exact or "Q" in exact,
     "bilinear-full": lambda exact: exact.get("kind") == "exact-W",
+    "bilinear-cp": lambda exact: exact.get("kind") == "exact-U",
+    "bilinear-block": lambda exact: exact.get("kind") == "exact-W",
 }
 
 

@@ -1,8 +1,9 @@
 """Snapping: a trained network's weights moved to nearby simple values.
 
 Candidates come from a table of strategies (:data:`STRATEGIES`): the structural
-snaps of :mod:`fsmnet.train.snap_states` (exact states, for bilinear-full and
-fixed-point) and :mod:`fsmnet.train.snap_roots` (exact rotations, for bilinear-r2),
+snaps of :mod:`fsmnet.train.snap_states` (exact states, for bilinear-full, bilinear-cp
+and fixed-point), :mod:`fsmnet.train.snap_blocks` (exact states per block, for
+bilinear-block) and :mod:`fsmnet.train.snap_roots` (exact rotations, for bilinear-r2),
 then the dyadic grids of this module, which any architecture takes.
 
 A trained network's weights are arbitrary float32 values, so its exact states
@@ -31,6 +32,7 @@ import numpy as np
 from fsmnet.automata import Automaton
 from fsmnet.errors import FsmnetError
 from fsmnet.nets import Network
+from fsmnet.train.snap_blocks import block_snaps
 from fsmnet.train.snap_roots import root_of_unity_snaps
 from fsmnet.train.snap_states import state_snaps
 
@@ -101,7 +103,8 @@ def dyadic_snaps(net: Network) -> Iterator[tuple[dict[str, Any], Network]]:
 Candidates = Iterator[tuple[dict[str, Any], Network]]
 
 STRATEGIES: tuple[Callable[[Network, Automaton, Sequence[Sequence[int]]], Candidates], ...] = (
-    state_snaps,                      # bilinear-full, fixed-point: exact states
+    state_snaps,                      # bilinear-full, -cp, fixed-point: exact states
+    block_snaps,                      # bilinear-block: exact states per block
     lambda net, automaton, words: root_of_unity_snaps(net),  # bilinear-r2: exact rotations
     lambda net, automaton, words: dyadic_snaps(net),         # every architecture
 )

@@ -27,7 +27,7 @@ S products (H × H)(H × k) in Fractions.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -90,40 +90,65 @@ def _pseudo_inverse(c: list[list[Fraction]]) -> list[list[Fraction]] | None:
     return [row[k:] for row in reduced[:k]]
 
 
-def _snap(net: Network, automaton: Automaton, order: list[int], centers: np.ndarray,
-          bits: int) -> tuple[list[list[list[Fraction]]], list[Fraction]] | None:
-    """(per letter A'_a as rows of Fractions, c_q0) on the grid 2^-bits, or None."""
-    index = {q: j for j, q in enumerate(order)}
-    c = [[_dyadic(float(centers[j, i]), bits) for j in range(len(order))]
-         for i in range(centers.shape[1])]
-    pinv = _pseudo_inverse(c)
-    if pinv is None:
-        return None
-    hidden, k = len(c), len(order)
-    col = [[c[i][j] for i in range(hidden)] for j in range(k)]
-    sem: Any = net.semantics
-    floats = sem.matrices(net, False)
-    snapped = []
-    for a in range(automaton.n_symbols):
-        m = [[Fraction(float(x)) for x in row] for row in floats[a]]
-        residual = []  # T_a − A_a C, column j
-        for j, q in enumerate(order):
-            target = col[index[int(automaton.delta[a][q])]]
-            image = [sum((m[i][t] * col[j][t] for t in range(hidden)), Fraction(0))
-                     for i in range(hidden)]
-            gain = float(np.dot(np.array(image, dtype=float), np.array(target, dtype=float))
-                         / np.dot(np.array(target, dtype=float), np.array(target, dtype=float)))
-            s = _dyadic(gain, GAIN_BITS)
+Columns = list[list[Fraction]]
+
+
+def dyadic_targets(floats: np.ndarray, centers: np.ndarray, successor: list[list[int]],
+                   bits: int) -> tuple[Columns, list[Columns]] | None:
+    """(the directions ``centers`` on the grid 2^-bits as columns c_j, per letter a the
+    targets s_ja c_successor[a][j] in the order of the c_j), or None where a gain is
+    not positive.  s_ja is the trained gain A_a c_j · c / |c|² of the float matrices
+    ``floats[a]`` on a dyadic grid: a choice, so float64 is enough."""
+    col = [[_dyadic(float(x), bits) for x in center] for center in centers]
+    targets = []
+    for a, after in enumerate(successor):
+        per_state = []
+        for j, nxt in enumerate(after):
+            t = np.array(col[nxt], dtype=float)
+            s = _dyadic(float(floats[a] @ np.array(col[j], dtype=float) @ t / (t @ t)),
+                        GAIN_BITS)
             if s <= 0:
                 return None
-            residual.append([s * target[i] - image[i] for i in range(hidden)])
-        snapped.append([[m[i][t] + sum((residual[j][i] * pinv[j][t] for j in range(k)),
-                                       Fraction(0)) for t in range(hidden)]
-                        for i in range(hidden)])
-    return snapped, col[index[int(automaton.initial or 0)]]
+            per_state.append([s * x for x in col[nxt]])
+        targets.append(per_state)
+    return col, targets
+
+
+def _matmul(a: list[list[Fraction]], b: list[list[Fraction]]) -> list[list[Fraction]]:
+    return [[sum((x * y for x, y in zip(row, column)), Fraction(0)) for column in zip(*b)]
+            for row in a]
+
+
+def _fractions(array: np.ndarray) -> list[list[Fraction]]:
+    return [[Fraction(float(x)) for x in row] for row in array]
+
+
+def least_change(base: list[list[Fraction]], m: list[list[Fraction]],
+                  t: list[list[Fraction]]) -> list[list[Fraction]] | None:
+    """X = B + (T − B M) M⁺, the X nearest ``base`` (Frobenius) with X M = T exactly;
+    None when M's columns are dependent."""
+    pinv = _pseudo_inverse(m)
+    if pinv is None:
+        return None
+    residual = [[x - y for x, y in zip(tr, br)] for tr, br in zip(t, _matmul(base, m))]
+    return [[x + y for x, y in zip(br, cr)] for br, cr in zip(base, _matmul(residual, pinv))]
 
 
 Matrices = list[list[list[Fraction]]]
+
+
+def snapped_matrices(floats: np.ndarray, col: Columns, targets: list[Columns]
+                     ) -> Matrices | None:
+    """Per letter A'_a = A_a + (T_a − A_a C) C⁺ (A_a = ``floats[a]``): A'_a c_j is the
+    target exactly."""
+    c = [list(row) for row in zip(*col)]  # H × k
+    mats = []
+    for a, m in enumerate(floats):
+        solved = least_change(_fractions(m), c, [list(row) for row in zip(*targets[a])])
+        if solved is None:
+            return None
+        mats.append(solved)
+    return mats
 
 
 def _full_weights(net: Network, mats: Matrices) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
@@ -152,9 +177,47 @@ def _fixed_point_weights(net: Network, mats: Matrices
     return {"Q": np.array([[[float(x) for x in row] for row in m] for m in q])}, header
 
 
-WRITERS = {"bilinear-full": _full_weights, "fixed-point": _fixed_point_weights}
-"""Per architecture, how snapped matrices A'_a become its tensors and exact header
-(the header is the exact truth of both, fsmnet.nets.exact_header.header_is_truth)."""
+def _cp_weights(net: Network, col: Columns, targets: list[Columns]
+                ) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:
+    """bilinear-cp: A_a = U diag(V_a) Zᵀ is linear in U, and A_a c_q = U m_aq with
+    m_aq = V_a ∘ (Zᵀ c_q).  With M = [m_aq] (R × |Σ|k) and T = [s_qa c_δ(q,a)],
+    U' = U + (T − U M) M⁺ maps every c_q exactly (V, Z kept); M's columns must be
+    independent, so R ≥ |Σ|·k.  The exact-U header holds U' (fsmnet.nets.bilinear)."""
+    p = net.params
+    v, z = _fractions(p["V"]), _fractions(p["Z"])
+    y = _matmul([list(row) for row in zip(*z)], [list(row) for row in zip(*col)])  # R × k
+    m_cols = [[va * yr[j] for va, yr in zip(v[a], y)] for a in range(len(targets))
+              for j in range(len(col))]
+    t_cols = [t for per_state in targets for t in per_state]
+    u = least_change(_fractions(p["U"]), [list(row) for row in zip(*m_cols)],
+                      [list(row) for row in zip(*t_cols)])
+    if u is None:
+        return None
+    header = {"kind": "exact-U", "U": [[str(x) for x in row] for row in u]}
+    return {"U": np.array([[float(x) for x in row] for row in u])}, header
+
+
+def _via_matrices(write: Callable[[Network, Matrices],
+                                  tuple[dict[str, np.ndarray], dict[str, Any]]]) -> Writer:
+    def writer(net: Network, col: Columns, targets: list[Columns]
+               ) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:
+        sem: Any = net.semantics
+        mats = snapped_matrices(sem.matrices(net, False), col, targets)
+        return None if mats is None else write(net, mats)
+    return writer
+
+
+Writer = Callable[[Network, Columns, list[Columns]],
+                  tuple[dict[str, np.ndarray], dict[str, Any]] | None]
+
+WRITERS: dict[str, Writer] = {
+    "bilinear-full": _via_matrices(_full_weights),
+    "fixed-point": _via_matrices(_fixed_point_weights),
+    "bilinear-cp": _cp_weights,
+}
+"""Per architecture, how the targets (each c_q onto s_qa c_δ(q,a)) become its tensors and
+exact header, or None where its parametrization cannot meet them (the header is the
+exact truth of each, fsmnet.nets.exact_header.header_is_truth)."""
 
 
 def state_snaps(net: Network, automaton: Automaton, words: Sequence[Sequence[int]]
@@ -177,13 +240,23 @@ def state_snaps(net: Network, automaton: Automaton, words: Sequence[Sequence[int
                  for q in order for a in range(automaton.n_symbols))
     if spread > SPREAD or not closed:
         return
+    start = order.index(int(automaton.initial or 0))
+    index = {q: j for j, q in enumerate(order)}
+    successor = [[index[int(automaton.delta[a][q])] for q in order]
+                 for a in range(automaton.n_symbols)]
+    sem: Any = net.semantics
+    floats = sem.matrices(net, False)
     for bits in GRIDS:
-        found = _snap(net, automaton, order, centers, bits)
+        found = dyadic_targets(floats, centers, successor, bits)
         if found is None:
             continue
-        mats, h0 = found
+        col, targets = found
+        h0 = col[start]
         try:
-            tensors, header = writer(net, mats)
+            written = writer(net, col, targets)
+            if written is None:
+                continue
+            tensors, header = written
             snapped = Network(arch=net.arch, params={**net.params, **tensors,
                                                      "h0": np.array([float(x) for x in h0])},
                               symbols=net.symbols, labels=net.labels, options=net.options,
