@@ -3,7 +3,8 @@
 Candidates come from a table of strategies (:data:`STRATEGIES`): the structural
 snaps of :mod:`fsmnet.train.snap_states` (exact states, for bilinear-full, bilinear-cp
 and fixed-point), :mod:`fsmnet.train.snap_blocks` (exact states per block, for
-bilinear-block) and :mod:`fsmnet.train.snap_roots` (exact rotations, for bilinear-r2),
+bilinear-block), :mod:`fsmnet.train.snap_roots` (exact rotations, for bilinear-r2) and
+:mod:`fsmnet.train.snap_householder` (exact reflections, for deltaproduct),
 then the dyadic grids of this module, which any architecture takes.
 
 A trained network's weights are arbitrary float32 values, so its exact states
@@ -33,6 +34,7 @@ from fsmnet.automata import Automaton
 from fsmnet.errors import FsmnetError
 from fsmnet.nets import Network
 from fsmnet.train.snap_blocks import block_snaps
+from fsmnet.train.snap_householder import householder_snaps
 from fsmnet.train.snap_roots import root_of_unity_snaps
 from fsmnet.train.snap_states import state_snaps
 
@@ -106,6 +108,7 @@ STRATEGIES: tuple[Callable[[Network, Automaton, Sequence[Sequence[int]]], Candid
     state_snaps,                      # bilinear-full, -cp, fixed-point: exact states
     block_snaps,                      # bilinear-block: exact states per block
     lambda net, automaton, words: root_of_unity_snaps(net),  # bilinear-r2: exact rotations
+    lambda net, automaton, words: householder_snaps(net),    # deltaproduct: β in {0, 1, 2}
     lambda net, automaton, words: dyadic_snaps(net),         # every architecture
 )
 """Tried in this order: the structural snaps first (each applies to its architecture
@@ -122,6 +125,7 @@ def candidates(net: Network, automaton: Automaton,
 _DESCRIPTIONS: dict[str, Callable[[dict[str, Any]], str]] = {
     "roots-of-unity": lambda h: f"roots of unity of order {h['order']}",
     "states": lambda h: f"{h['states']} exact states on 2^-{h['bits']}",
+    "householder": lambda h: f"β to 0, 1, 2 within {h['tolerance']}, keys on 2^-{h['bits']}",
     "dyadic": lambda h: f"2^-{h['bits']}",
 }
 
