@@ -159,7 +159,8 @@ def train_network(spec: Automaton | str | Any, arch: str, *, hidden: int = 16,
     **options
         Constructor options of the module: ``rank`` (bilinear-cp), ``blocks``
         (bilinear-block), ``n_h`` (deltaproduct), ``layers`` (minmax-cascade,
-        minmax-scalar).
+        minmax-scalar), ``relax`` (minmax-dense: τ of the straight-through
+        gradient, fsmnet.train.relax).
 
     Returns
     -------

@@ -7,7 +7,9 @@ associative combines are in docs/constructions-minmax.md.
 * :class:`MinMaxDense` — x_t = (R[x_t] ⊗ x_{t-1}) ⊕ s[x_t] with
   (A ⊗ x)_i = max_j min(A_ij, x_j); score_c = (readout ⊗ x_t)_c.  Exactly the
   ``minmax-dense`` semantics, so it converts to and from a Network.  Trained
-  through the subgradients of max/min (one selected entry per output).
+  through the subgradients of max/min (one selected entry per output), or with
+  ``relax`` = τ > 0 through a τ-smooth recurrence's gradient while the values stay
+  exact (fsmnet.train.relax, the straight-through estimator).
 * :class:`MinMaxCascade` — the trainable cascade: L layers of K scalar units,
   unit state x_t = max(min(r_t, x_{t-1}), s_t) with gates r_t, s_t =
   sigmoid(affine(e(x_t) ‖ y)) of the symbol embedding and the states y of the
@@ -44,7 +46,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from fsmnet.train import scan
+from fsmnet.train import relax, scan
 from fsmnet.train.module_base import TrainModule, _np, _p
 
 Tensor = torch.Tensor
@@ -56,22 +58,39 @@ class MinMaxDense(TrainModule, nn.Module):
 
     arch = "minmax-dense"
 
-    def __init__(self, n_symbols: int, n_labels: int, hidden: int) -> None:
+    def __init__(self, n_symbols: int, n_labels: int, hidden: int, relax: float = 0.0
+                 ) -> None:
         super().__init__()
         self.n_symbols, self.n_labels, self.hidden = n_symbols, n_labels, hidden
+        if not 0.0 <= relax < float("inf"):
+            raise ValueError(f"relax must be a temperature >= 0 (value: {relax!r})")
+        self.relax = float(relax)  # τ of the straight-through gradient (fsmnet.train.relax)
         self.R = nn.Parameter(torch.rand(n_symbols, hidden, hidden))
         self.s = nn.Parameter(0.5 * torch.rand(n_symbols, hidden))
         self.x0 = nn.Parameter(torch.rand(hidden))
         self.readout = nn.Parameter(torch.rand(n_labels, hidden))
 
+    def _repr_options(self) -> dict[str, Any]:
+        return {"relax": self.relax} if self.relax else {}
+
+    def _relaxed(self) -> bool:
+        return self.relax > 0 and torch.is_grad_enabled()
+
     def states(self, words: Tensor, fast: bool = True) -> Tensor:
         words = words.to(torch.int64)
         run = scan.maxmin_auto if fast else scan.maxmin_loop
-        return run(self.R[words], self.s[words], self.x0)
+        hard = run(self.R[words], self.s[words], self.x0)
+        if not self._relaxed():
+            return hard
+        soft = relax.soft_loop(self.R[words], self.s[words], self.x0, self.relax)
+        return relax.straight_through(hard, soft)
 
     def logits(self, words: Tensor, fast: bool = True) -> Tensor:
         x = self.states(words, fast)
-        return TEMPERATURE * scan.maxmin_apply(self.readout, x)
+        hard = scan.maxmin_apply(self.readout, x)
+        if self._relaxed():
+            hard = relax.straight_through(hard, relax.soft_apply(self.readout, x, self.relax))
+        return TEMPERATURE * hard
 
     def forward(self, words: Tensor | Any) -> Tensor:
         """Label index after every prefix (max/min only select, so float32 is the
@@ -91,7 +110,8 @@ class MinMaxDense(TrainModule, nn.Module):
     @classmethod
     def from_params(cls, params: dict[str, np.ndarray], n_symbols: int, n_labels: int,
                     **options: Any) -> MinMaxDense:
-        module = cls(n_symbols, n_labels, int(np.asarray(params["x0"]).shape[0]))
+        module = cls(n_symbols, n_labels, int(np.asarray(params["x0"]).shape[0]),
+                     relax=float(options.get("relax", 0.0)))
         for key in ("R", "s", "x0", "readout"):
             setattr(module, key, _p(params[key]))
         return module
