@@ -178,7 +178,7 @@ def _record_key(job: dict[str, Any], protocol: Protocol) -> dict[str, Any]:
     """What a cell's record must match to be reused: everything that changes its run."""
     run = job["run"]
     key = {"spec": run["spec"], "row": job["row"], "seed": run["seed"],
-           "hidden": run["hidden"], "steps": run["steps"], "protocol": asdict(protocol),
+           "hidden": run["hidden"], "steps": run["steps"], "protocol": protocol.key(),
            "lengths": run["lengths"], "eval_length": run["eval_length"],
            "certify": run["certify"]}
     return json.loads(json.dumps(key))  # tuples as lists, as read back from a record

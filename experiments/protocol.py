@@ -28,7 +28,7 @@ import math
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from fsmnet.train.data import accuracy, task_automaton
@@ -50,6 +50,10 @@ class Protocol:
     patience: int = 0
     stop_at_zero_loss: bool = False
     stop_at_perfect: bool = False
+    # The optimizer recipe (TrainConfig's): Adam's L2 weight decay and a halving of the
+    # learning rate every so many steps (0: constant), the MinMax paper's 1e-4 and 5 epochs.
+    weight_decay: float = 0.0
+    lr_halve_every: int = 0
 
     def __post_init__(self) -> None:
         if not self.lrs or any(not (lr > 0 and math.isfinite(lr)) for lr in self.lrs):
@@ -62,19 +66,33 @@ class Protocol:
     def selects(self) -> bool:
         return self.validate_every > 0
 
+    def recipe(self) -> dict[str, Any]:
+        """TrainConfig's optimizer fields (a constant rate where none is halved)."""
+        return {"weight_decay": self.weight_decay,
+                "lr_halve_every": self.lr_halve_every or None}
+
+    def key(self) -> dict[str, Any]:
+        """The fields a cell's record is matched on: the recipe's only where it is set,
+        so that the records written before it existed still match."""
+        return {k: v for k, v in asdict(self).items()
+                if k not in ("weight_decay", "lr_halve_every") or v}
+
     def describe(self, steps: int, seeds: int) -> str:
         """One line for the table: budget and selection."""
         lrs = ", ".join(f"{lr:g}" for lr in self.lrs)
-        if not self.selects:
-            return f"{steps} steps, lr {lrs}, {seeds} seeds, last step"
         stop = (f", early stop after {self.patience} validations without improvement"
                 if self.patience else "")
         zero = ", stop at a float32 loss of exactly 0" if self.stop_at_zero_loss else ""
         perfect = (", the cell ends at its first perfect validation"
                    if self.stop_at_perfect else "")
+        recipe = "".join([f", weight decay {self.weight_decay:g}" if self.weight_decay else "",
+                          f", lr halved every {self.lr_halve_every} steps"
+                          if self.lr_halve_every else ""])
+        if not self.selects:
+            return f"{steps} steps, lr {lrs}{recipe}, {seeds} seeds, last step"
         return (f"up to {steps} steps, best of lr {{{lrs}}} by validation at length "
                 f"{self.validate_length} ({self.validate_words} held-out words, every "
-                f"{self.validate_every} steps){stop}{zero}{perfect}, {seeds} seeds")
+                f"{self.validate_every} steps){stop}{zero}{perfect}{recipe}, {seeds} seeds")
 
 
 PERFECT = "perfect on every validation word"
@@ -164,7 +182,7 @@ def train_selected(spec: Any, arch: str, seed: int, *, hidden: int, steps: int,
     if not protocol.selects:
         config = TrainConfig(arch=arch, hidden=hidden, lengths=lengths, steps=steps,
                              batch=batch, lr=protocol.lrs[0], seed=seed, threads=1,
-                             options=options)
+                             options=options, **protocol.recipe())
         result = train(automaton, config, module=None if start is None else fresh())
         return result, {"selected": {"lr": protocol.lrs[0], "step": len(result.losses)},
                         "checkpoints": [], "stopped": {}}
@@ -173,7 +191,8 @@ def train_selected(spec: Any, arch: str, seed: int, *, hidden: int, steps: int,
     best: dict[str, Any] = {}  # key, state, losses, seconds of the best checkpoint so far
     for index, lr in enumerate(protocol.lrs):
         config = TrainConfig(arch=arch, hidden=hidden, lengths=lengths, steps=steps,
-                             batch=batch, lr=lr, seed=seed, threads=1, options=options)
+                             batch=batch, lr=lr, seed=seed, threads=1, options=options,
+                             **protocol.recipe())
         stopped[f"{lr:g}"] = _run_validated(automaton, config, fresh(), protocol, index,
                                             checkpoints, best)
         if stopped[f"{lr:g}"]["why"] == PERFECT:
@@ -201,7 +220,9 @@ def protocol_of(args: argparse.Namespace) -> Protocol:
                     validate_words=getattr(args, "validate_words", 64),
                     patience=getattr(args, "patience", 0),
                     stop_at_zero_loss=getattr(args, "stop_at_zero_loss", False),
-                    stop_at_perfect=getattr(args, "stop_at_perfect", False))
+                    stop_at_perfect=getattr(args, "stop_at_perfect", False),
+                    weight_decay=getattr(args, "weight_decay", 0.0),
+                    lr_halve_every=getattr(args, "lr_halve_every", 0))
 
 
 def _floats(text: str) -> tuple[float, ...]:
@@ -247,6 +268,10 @@ def arguments(*, steps: int, hidden: int, paper: dict[str, Any] | None = None,
     parser.add_argument("--stop-at-zero-loss", action="store_true",
                         help="stop a run at its first float32 training loss of exactly 0 "
                              "(validated as a checkpoint in any case)")
+    parser.add_argument("--weight-decay", type=float, default=0.0, metavar="W",
+                        help="Adam's L2 weight decay (the MinMax paper: 1e-4)")
+    parser.add_argument("--lr-halve-every", type=int, default=0, metavar="N",
+                        help="halve the learning rate every N steps (0: constant)")
     parser.add_argument("--stop-at-perfect", action="store_true",
                         help="end a cell at its first checkpoint right on every position "
                              "of every validation word (later learning rates are skipped)")

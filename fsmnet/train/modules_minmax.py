@@ -47,6 +47,7 @@ import torch
 from torch import nn
 
 from fsmnet.train import relax, scan
+from fsmnet.train.cascade_parts import CONTROLLERS, INITS, causal_window
 from fsmnet.train.module_base import TrainModule, _np, _p
 
 Tensor = torch.Tensor
@@ -129,29 +130,46 @@ class MinMaxCascade(TrainModule, nn.Module):
     ORDERS = ("lag", "same-time")
 
     def __init__(self, n_symbols: int, n_labels: int, hidden: int, layers: int = 2,
-                 order: str = "lag") -> None:
+                 order: str = "lag", controller: str = "affine", window: int = 1,
+                 output_gate: bool = False, init: str = "default") -> None:
         super().__init__()
-        if order not in self.ORDERS:
+        for field, value, allowed in (("order", order, self.ORDERS),
+                                      ("controller", controller, tuple(CONTROLLERS)),
+                                      ("init", init, tuple(INITS))):
+            if value not in allowed:
+                from fsmnet.errors import SpecError
+
+                raise SpecError(f"{field} must be one of {', '.join(allowed)}",
+                                source="minmax-cascade", field=field, value=value)
+        if window < 1 or (window > 1 and order != "lag"):
             from fsmnet.errors import SpecError
 
-            raise SpecError(f"order must be one of {', '.join(self.ORDERS)}",
-                            source="minmax-cascade", field="order", value=order)
-        self.order = order
+            raise SpecError("window must be >= 1, and > 1 only with order 'lag'",
+                            source="minmax-cascade", field="window", value=window)
+        self.order, self.controller, self.window = order, controller, int(window)
+        self.output_gate, self.init = bool(output_gate), init
         self.n_symbols, self.n_labels, self.hidden = n_symbols, n_labels, hidden
         self.layers = max(1, int(layers))
         k = max(1, hidden // self.layers)
         self.width = k
-        self.gates = nn.ModuleList(nn.Linear(n_symbols + l * k, 2 * k)
+        self.gates = nn.ModuleList(CONTROLLERS[controller](n_symbols + l * k * self.window,
+                                                           2 * k)
                                    for l in range(self.layers))
+        for gate in self.gates:
+            INITS[init](gate)
         self.x0 = nn.Parameter(torch.full((self.layers, k), 0.5))
         self.readout = nn.Linear(self.layers * k, n_labels)
+        # Created last, so the default module draws exactly the weights it always did.
+        self.out_gate = (nn.Linear(n_symbols + self.layers * k, self.layers * k)
+                         if self.output_gate else None)
 
     def states(self, words: Tensor, fast: bool = True) -> Tensor:
         words = words.to(torch.int64)
         e = nn.functional.one_hot(words, self.n_symbols).to(self.x0.dtype)
         run = scan.scalar_minmax_auto if fast else scan.scalar_minmax_loop
-        # The lower layers' states that step t = 1..T reads: at t−1 (x[:, :-1], the
-        # start state for t = 1) with the lag, at t (x[:, 1:]) without it.
+        # The lower layers' states that step t = 1..T reads: at t−1, …, t−window
+        # (x[:, :-1] is t−1, the start state for t = 1) with the lag, at t (x[:, 1:])
+        # without it.
         lag = self.order == "lag"
         below: list[Tensor] = []
         traces = []
@@ -159,14 +177,21 @@ class MinMaxCascade(TrainModule, nn.Module):
             r, s = torch.sigmoid(gate(torch.cat([e, *below], dim=-1))).chunk(2, dim=-1)
             x = run(r, s, self.x0[l])
             traces.append(x)
-            below.append(x[:, :-1] if lag else x[:, 1:])
+            below.append(causal_window(x, self.window) if lag else x[:, 1:])
         return torch.cat(traces, dim=-1)
 
     def _repr_options(self) -> dict[str, Any]:
-        return {"layers": self.layers, "width": self.width, "order": self.order}
+        return {"layers": self.layers, "width": self.width, "order": self.order,
+                "controller": self.controller, "window": self.window,
+                "output_gate": self.output_gate, "init": self.init}
 
     def logits(self, words: Tensor, fast: bool = True) -> Tensor:
-        return self.readout(self.states(words, fast))
+        x = self.states(words, fast)
+        if self.out_gate is not None:
+            e = nn.functional.one_hot(words.to(torch.int64), self.n_symbols).to(x.dtype)
+            start = e.new_zeros(e.shape[0], 1, e.shape[2])  # no letter before x_0
+            x = torch.sigmoid(self.out_gate(torch.cat([torch.cat([start, e], 1), x], -1))) * x
+        return self.readout(x)
 
     def forward(self, words: Tensor | Any) -> Tensor:
         """Label index after every prefix (argmax of the logits); ``words`` as for

@@ -291,7 +291,15 @@ def maxmin_auto(r: Tensor, s: Tensor, x0: Tensor) -> Tensor:
     return maxmin_scan(r, s, x0) if s.is_cuda else maxmin_loop(r, s, x0)
 
 
+SCALAR_SCAN_LENGTH = 1024
+"""From this length on the CPU too runs the scalar doubling, where the loop's per-step
+Python overhead dominates (docs/performance.md).  Both only select among their
+inputs, so they give the same values bit for bit."""
+
+
 def scalar_minmax_auto(r: Tensor, s: Tensor, x0: Tensor) -> Tensor:
-    """Doubling on a GPU, the elementwise loop on a CPU (cheaper there at training
-    lengths; bench/bench_train.py)."""
-    return scalar_minmax_scan(r, s, x0) if r.is_cuda else scalar_minmax_loop(r, s, x0)
+    """Doubling on a GPU or for long words, the elementwise loop on a CPU at training
+    lengths (cheaper there; bench/bench_train.py)."""
+    if r.is_cuda or r.shape[1] >= SCALAR_SCAN_LENGTH:
+        return scalar_minmax_scan(r, s, x0)
+    return scalar_minmax_loop(r, s, x0)
