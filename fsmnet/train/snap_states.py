@@ -1,5 +1,5 @@
-"""State snapping: a trained bilinear-full or fixed-point network made to close
-exactly on the automaton's states.
+"""State snapping: a trained bilinear-full, bilinear-cp or fixed-point network made to
+close exactly on the automaton's states.
 
 A trained full bilinear network that fits its data visits, after the words that
 reach one automaton state q, states pointing nearly one way; but "nearly" never
@@ -19,10 +19,13 @@ closes on them, and the proof is exact.  A'_a is rational, not a double: it goes
 an exact header, which exact evaluation reads (:data:`WRITERS`): ``exact-W`` for
 bilinear-full (fsmnet.nets.bilinear), the rational Λ and Q of a fixed-point network
 (Λ kept, Q solved from A'_a); the file's tensors hold the correctly rounded doubles,
-which the float32 run uses.
+which the float32 run uses.  bilinear-cp cannot take arbitrary A'_a, but its
+A_a c_q = U (V_a ∘ Zᵀc_q) is linear in U, so the same least-change formula solves for
+one U' that meets all |Σ|·k targets at once (V, Z kept; needs rank R ≥ |Σ|·k), written
+as an ``exact-U`` header.
 
 Costs: one float run of the sample, and per grid an exact (k × k) inverse and the
-S products (H × H)(H × k) in Fractions.
+S products (H × H)(H × k) in Fractions (cp: one (|Σ|k × |Σ|k) inverse).
 """
 
 from __future__ import annotations
