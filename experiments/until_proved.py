@@ -255,6 +255,11 @@ def reason(cell: dict[str, Any], theorem: str | None) -> str:
     return out
 
 
+def _minutes(cell: dict[str, Any], budget: dict[str, Any]) -> float:
+    """The CPU-minute budget a seed's file says it ran under (else the given one)."""
+    return float(cell.get("budget", budget)["cpu_minutes"])
+
+
 def render(out: str, cells: list[dict[str, Any]], found: dict[str, Any], seeds: int,
            budget: dict[str, Any], theorems: dict[str, str | None],
            rows: list[str] | None = None) -> str:
@@ -282,7 +287,7 @@ def render(out: str, cells: list[dict[str, Any]], found: dict[str, Any], seeds: 
             ok = [c for c in mine if c["verdict"] == "proved"]
             seeds_run += len(mine)
             seeds_proved += len(ok)
-            within = [c for c in ok if c["cpu_seconds"] <= 60 * budget["cpu_minutes"]]
+            within = [c for c in ok if c["cpu_seconds"] <= 60 * _minutes(c, budget)]
             proved_cells += len(within) * 2 > len(mine)
             cpu = ", ".join(f"{c.get('cpu_seconds', 0) / 60:.1f}" for c in mine)
             rounds = ", ".join(str(len(c["rounds"])) + ("" if c["verdict"] == "proved" else "✗")
@@ -294,10 +299,13 @@ def render(out: str, cells: list[dict[str, Any]], found: dict[str, Any], seeds: 
                                  f"{reason(c, theorems.get(spec))}")
         lines.append(f"| {row} | " + " | ".join(entries) + " |")
     share = 100.0 * proved_cells / counted if counted else 0.0
+    # The budget the seeds ran under, read from their files (the options of a
+    # --table-only call need not be those of the runs).
+    used = sorted({_minutes(c, budget) for c in cells}) or [budget["cpu_minutes"]]
+    minutes = f"{used[0]:g}" if len(used) == 1 else f"{used[0]:g}–{used[-1]:g}"
     summary = (f"{proved_cells} of {counted} cells run where fsmnet proves the class possible "
                f"({share:.0f}%) had most of their seeds end proved within "
-               f"{budget['cpu_minutes']:g} CPU-minutes; {seeds_proved} of {seeds_run} seeds "
-               f"proved.")
+               f"{minutes} CPU-minutes; {seeds_proved} of {seeds_run} seeds proved.")
     text = "\n".join(lines + ["", summary, "", "Not proved:", *(notes or ["- none"])])
     with open(os.path.join(out, "table.md"), "w", encoding="utf-8") as fh:
         fh.write(text + "\n")
