@@ -243,8 +243,8 @@ def run_grid(tasks: Sequence[str], rows: Sequence[tuple[str, dict[str, Any]]],
                        "lengths": tuple(getattr(args, "lengths", (2, 10))),
                        "eval_length": getattr(args, "eval_length", 500),
                        "net_folder": None if out is None else os.path.join(out, "nets")}
-                job = {"run": run, "row": row_name(arch, options), "record": None,
-                       "key": None}
+                job: dict[str, Any] = {"run": run, "row": row_name(arch, options),
+                                       "record": None, "key": None}
                 if out is not None:
                     job["key"] = _record_key(job, protocol)
                     job["record"] = _record_path(out, job)
