@@ -75,9 +75,13 @@ def test_json_report_and_training_metadata_in_the_header(tmp_path, capsys):
     assert 0.0 <= report["accuracy"]["1000"] <= 1.0
 
 
-def test_lstm_trains_and_reports_no_long_run(capsys):
+def test_lstm_has_no_network_form_and_reports_its_long_run_from_the_module(capsys):
+    assert main(["train", "parity", "--arch", "lstm", *FAST, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["saved_as"] is None and 0.0 <= report["accuracy"]["1000"] <= 1.0
     assert main(["train", "parity", "--arch", "lstm", *FAST]) == 0
-    assert "no network form" in capsys.readouterr().out
+    assert "accuracy at length 1000: " in (out := capsys.readouterr().out)
+    assert "(torch module, one word)" in out
 
 
 def test_plot_writes_a_png_of_trained_and_compiled(tmp_path, capsys):
