@@ -10,7 +10,8 @@ Fixtures here are available to every test module without an import:
   (no exploration, one search) rather than seconds, which depend on the machine.
 
 Helper modules beside the tests (imported by name, since ``tests/`` is on
-``sys.path``): ``bilinear_helpers``, ``cascade_strategies``, ``emulated_cupy``
+``sys.path``): ``bilinear_helpers``, ``brute_force`` (the snapping tests' oracles),
+``cascade_strategies``, ``emulated_cupy``
 (the CUDA emulator as ``cupy``), ``holonomy_oracles`` (published SgpDec
 results), ``layer_rule`` (the import checker) and ``toy_architecture`` (a
 made-up architecture for the registry tests).

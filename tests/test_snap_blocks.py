@@ -10,11 +10,11 @@ to length 6 (brute force); the header check that loading runs; mutants.
 
 from __future__ import annotations
 
-import itertools
 from fractions import Fraction
 
 import numpy as np
 import pytest
+from brute_force import mat_vec, reached_directions, wrong_words
 
 import fsmnet
 from fsmnet.errors import NetworkFileError
@@ -44,41 +44,13 @@ def _sample(automaton, seed: int = 0) -> list[list[int]]:
     return np.random.default_rng(seed).integers(0, automaton.n_symbols, (128, 12)).tolist()
 
 
-def _wrong_words(net: Network, automaton, length: int) -> list[tuple[int, ...]]:
-    index = {lab: i for i, lab in enumerate(net.labels)}
-    bad = []
-    for n in range(length + 1):
-        for w in itertools.product(range(automaton.n_symbols), repeat=n):
-            want = automaton.labels[automaton.output_ids[automaton.trace(list(w))[-1]]]
-            if net.label_trace(list(w), exact=True)[-1] != index[want]:
-                bad.append(w)
-    return bad
-
-
 def _block_directions(snapped: Network, automaton, block: int) -> int:
-    """Oracle: the header's rationals for one block, multiplied out here; every letter
-    maps each reached direction onto a positive multiple of the one already reached
-    by the same automaton state.  Returns how many distinct directions the block has."""
+    """Oracle: the header's rationals for one block, multiplied out here
+    (tests/brute_force.py); returns how many distinct directions the block has."""
     mats = [[[Fraction(x) for x in row] for row in m] for m in snapped.exact[f"W.{block}"]]
     start = [Fraction(float(x)) for x in snapped.params[f"h0.{block}"]]
-    directions = {int(automaton.initial): start}
-    frontier = [int(automaton.initial)]
-    while frontier:
-        q = frontier.pop()
-        for a in range(automaton.n_symbols):
-            image = [sum((m * x for m, x in zip(row, directions[q])), Fraction(0))
-                     for row in mats[a]]
-            r = int(automaton.delta[a][q])
-            if r not in directions:
-                directions[r] = image
-                frontier.append(r)
-                continue
-            target = directions[r]
-            j = next(i for i, x in enumerate(target) if x != 0)
-            ratio = image[j] / target[j]
-            assert ratio > 0 and all(x == ratio * y for x, y in zip(image, target)), (q, a)
-    distinct = {tuple(x / max(v, key=abs) for x in v) for v in directions.values()}
-    return len(distinct)
+    found = reached_directions(automaton, start, lambda v, a: mat_vec(mats[a], v))
+    return len({tuple(x / max(v, key=abs) for x in v) for v in found.values()})
 
 
 @pytest.mark.parametrize("spec,classes_per_block", [("modcount:6", [2, 3]),
@@ -89,7 +61,7 @@ def test_a_moved_block_network_snaps_per_block_and_is_proved(spec, classes_per_b
     block 1 mod 3; the header's blocks close on exactly those directions (oracle),
     verify proves the header, brute force agrees, and the file round-trips."""
     automaton, net = _moved(spec, seed=4, noise=0.01)
-    assert _wrong_words(net, automaton, 6) == []
+    assert wrong_words(net, automaton, 6) == []
     found = list(block_snaps(net, automaton, _sample(automaton)))
     assert found
     record, snapped = found[0]
@@ -99,7 +71,7 @@ def test_a_moved_block_network_snaps_per_block_and_is_proved(spec, classes_per_b
     assert np.array_equal(snapped.params["readout"], net.params["readout"])
     result = fsmnet.verify(automaton, snapped)
     assert result.verdict == "proved" and result.details["covers"] == COVERS_HEADER
-    assert _wrong_words(snapped, automaton, 6) == []
+    assert wrong_words(snapped, automaton, 6) == []
     path = tmp_path / "snapped.safetensors"
     snapped.save(path)
     assert fsmnet.verify(automaton, load_network(path)).verdict == "proved"
@@ -125,7 +97,7 @@ def test_a_block_tensor_that_is_not_its_header_is_refused_and_a_mutant_refuted()
     result = fsmnet.verify(automaton, mutant)
     assert result.verdict == "refuted"
     word = [snapped.symbols.index(x) for x in result.counterexample.word]
-    assert tuple(word) in _wrong_words(mutant, automaton, len(word))
+    assert tuple(word) in wrong_words(mutant, automaton, len(word))
 
 
 def test_classes_must_be_a_congruence():

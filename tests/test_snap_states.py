@@ -16,6 +16,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from brute_force import mat_vec, reached_directions, wrong_words
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis_budget import examples
@@ -48,42 +49,14 @@ def _sample(automaton, seed: int = 0, count: int = 128, length: int = 10) -> lis
     return rng.integers(0, automaton.n_symbols, size=(count, length)).tolist()
 
 
-def _wrong_words(net: Network, automaton, length: int) -> list[tuple[int, ...]]:
-    """Words up to ``length`` whose exact label differs from the automaton's output."""
-    index = {lab: i for i, lab in enumerate(net.labels)}
-    bad = []
-    for n in range(length + 1):
-        for w in itertools.product(range(automaton.n_symbols), repeat=n):
-            want = automaton.labels[automaton.output_ids[automaton.trace(list(w))[-1]]]
-            if net.label_trace(list(w), exact=True)[-1] != index[want]:
-                bad.append(w)
-    return bad
-
-
 def _maps_states_exactly(snapped: Network, automaton, sample) -> int:
-    """Oracle: multiply the header's rationals out here.  From h0 = c_q0, every letter
-    maps each reached direction onto a positive multiple of its successor's; returns
-    the number of directions (None-free: asserts on the way)."""
+    """Oracle: multiply the header's rationals out here (tests/brute_force.py): from
+    h0 = c_q0, every letter maps each reached direction onto a positive multiple of
+    its successor's; returns the number of directions."""
     mats = exact_w_header(snapped)
     assert mats is not None
-    start = tuple(Fraction(float(x)) for x in snapped.params["h0"])
-    directions = {int(automaton.initial): start}
-    frontier = [int(automaton.initial)]
-    while frontier:
-        q = frontier.pop()
-        c = directions[q]
-        for a in range(automaton.n_symbols):
-            image = tuple(sum((m * x for m, x in zip(row, c)), Fraction(0)) for row in mats[a])
-            r = int(automaton.delta[a][q])
-            if r not in directions:
-                directions[r] = image
-                frontier.append(r)
-                continue
-            target = directions[r]
-            j = next(i for i, x in enumerate(target) if x != 0)
-            ratio = image[j] / target[j]
-            assert ratio > 0 and all(x == ratio * y for x, y in zip(image, target)), (q, a)
-    return len(directions)
+    start = [Fraction(float(x)) for x in snapped.params["h0"]]
+    return len(reached_directions(automaton, start, lambda v, a: mat_vec(mats[a], v)))
 
 
 # Brute-force lengths: exact runs of a 6-state network's big rationals are slow in Python;
@@ -93,7 +66,7 @@ def _maps_states_exactly(snapped: Network, automaton, sample) -> int:
 def test_a_moved_network_snaps_to_exact_states_and_is_proved(spec, length, tmp_path):
     automaton = fsmnet.load(spec).minimal()
     net = _moved(automaton, seed=1, noise=0.01)
-    assert _wrong_words(net, automaton, length) == []     # it fits short words ...
+    assert wrong_words(net, automaton, length) == []     # it fits short words ...
     sample = _sample(automaton)
     found = list(state_snaps(net, automaton, sample))
     assert found, "a moved one-hot network points one way per state"
@@ -106,7 +79,7 @@ def test_a_moved_network_snaps_to_exact_states_and_is_proved(spec, length, tmp_p
     assert found[-1][0]["bits"] == 12 and np.max(np.abs(w_new - w_old)) < 0.05
     result = fsmnet.verify(automaton, snapped)
     assert result.verdict == "proved" and result.details["covers"] == COVERS_HEADER
-    assert _wrong_words(snapped, automaton, length) == []
+    assert wrong_words(snapped, automaton, length) == []
     path = tmp_path / "snapped.safetensors"
     snapped.save(path)
     assert fsmnet.verify(automaton, load_network(path)).verdict == "proved"
@@ -125,7 +98,7 @@ def test_snapped_random_machines_are_exact_and_never_wrongly_proved(n, seed, noi
     for _record, snapped in itertools.islice(state_snaps(net, automaton, sample), 2):
         _maps_states_exactly(snapped, automaton, sample)
         if fsmnet.verify(automaton, snapped).verdict == "proved":
-            assert _wrong_words(snapped, automaton, 6) == []
+            assert wrong_words(snapped, automaton, 6) == []
         header = snapped.exact
         mutant_w = [[list(map(str, row)) for row in m] for m in exact_w_header(snapped)]
         mutant_w[0][0] = [str(2 * Fraction(x)) for x in mutant_w[0][0]]
@@ -135,7 +108,7 @@ def test_snapped_random_machines_are_exact_and_never_wrongly_proved(n, seed, noi
                          symbols=snapped.symbols, labels=snapped.labels,
                          exact={**header, "W": mutant_w}, name="mutant")
         if fsmnet.verify(automaton, mutant).verdict == "proved":
-            assert _wrong_words(mutant, automaton, 6) == []
+            assert wrong_words(mutant, automaton, 6) == []
 
 
 def test_a_tensor_that_is_not_its_header_is_refused(tmp_path):
@@ -207,7 +180,7 @@ def test_a_perturbed_fixed_point_network_snaps_through_its_lambda_q_header():
             ratio = state[j] / ref[j]
             assert ratio > 0 and all(x == ratio * y for x, y in zip(state, ref))
     assert fsmnet.verify(automaton, snapped).verdict == "proved"
-    assert _wrong_words(snapped, automaton, 4) == []
+    assert wrong_words(snapped, automaton, 4) == []
 
 
 # ------------------------------------------------------------------ bilinear-cp
@@ -230,30 +203,18 @@ def _moved_cp(automaton, seed: int, noise: float, rank: int = 0) -> Network:
 
 def _cp_maps_states_exactly(snapped: Network, automaton) -> int:
     """Oracle: U' from the header, V and Z from the file, multiplied out term by term
-    here; from h0 every letter maps each reached direction onto a positive multiple of
-    its successor's.  Returns the number of directions."""
+    here (A_a v = U (V_a ∘ Zᵀv)); from h0 every letter maps each reached direction onto
+    a positive multiple of its successor's.  Returns the number of directions."""
     u = [[Fraction(x) for x in row] for row in snapped.exact["U"]]
     v, z = ([[Fraction(float(x)) for x in row] for row in snapped.params[k]] for k in "VZ")
-    directions = {int(automaton.initial): [Fraction(float(x)) for x in snapped.params["h0"]]}
-    frontier = [int(automaton.initial)]
-    while frontier:
-        q = frontier.pop()
-        c = directions[q]
-        for a in range(automaton.n_symbols):
-            zc = [sum((z[j][r] * c[j] for j in range(len(c))), Fraction(0))
-                  for r in range(len(v[a]))]
-            image = [sum((row[r] * v[a][r] * zc[r] for r in range(len(zc))), Fraction(0))
-                     for row in u]
-            nxt = int(automaton.delta[a][q])
-            if nxt not in directions:
-                directions[nxt] = image
-                frontier.append(nxt)
-                continue
-            target = directions[nxt]
-            j = next(i for i, x in enumerate(target) if x != 0)
-            ratio = image[j] / target[j]
-            assert ratio > 0 and all(x == ratio * y for x, y in zip(image, target)), (q, a)
-    return len(directions)
+    zt = [list(col) for col in zip(*z)]  # R × H
+
+    def image(c: list[Fraction], a: int) -> list[Fraction]:
+        zc = mat_vec(zt, c)
+        return mat_vec(u, [v[a][r] * zc[r] for r in range(len(zc))])
+
+    start = [Fraction(float(x)) for x in snapped.params["h0"]]
+    return len(reached_directions(automaton, start, image))
 
 
 @pytest.mark.parametrize("spec,length", [("modcount:3", 6), ("latch:3", 4)])
@@ -273,7 +234,7 @@ def test_a_moved_cp_network_snaps_through_its_exact_u_header(spec, length, tmp_p
     assert _cp_maps_states_exactly(snapped, automaton) == automaton.n_states
     result = fsmnet.verify(automaton, snapped)
     assert result.verdict == "proved" and result.details["covers"] == COVERS_HEADER
-    assert _wrong_words(snapped, automaton, length) == []
+    assert wrong_words(snapped, automaton, length) == []
     path = tmp_path / "snapped.safetensors"
     snapped.save(path)
     assert fsmnet.verify(automaton, load_network(path)).verdict == "proved"

@@ -34,7 +34,14 @@ import numpy as np
 from fsmnet.automata import Automaton
 from fsmnet.errors import FsmnetError
 from fsmnet.nets import Network
-from fsmnet.train.snap_states import GRIDS, SPREAD, Matrices, dyadic_targets, snapped_matrices
+from fsmnet.train.snap_states import (
+    GRIDS,
+    SPREAD,
+    Matrices,
+    dyadic_targets,
+    snapped_matrices,
+    unit_visits,
+)
 
 MERGE = 0.25
 """Automaton states whose mean directions in a block are within this distance (about
@@ -46,23 +53,9 @@ def block_visits(net: Network, automaton: Automaton, words: Sequence[Sequence[in
     """Per block, per automaton state reached by a prefix of ``words``, the float64 unit
     states (rows) that block visits there; [] on an overflow or a zero state."""
     sem: Any = net.semantics
-    mats, h0 = sem.matrices(net, False), sem.initial_state(net, False)
-    out = []
-    for block, start in zip(mats, h0):
-        seen: dict[int, list[np.ndarray]] = {}
-        first = start / np.linalg.norm(start)
-        for word in words:
-            h, q = first, int(automaton.initial or 0)
-            seen.setdefault(q, []).append(h)
-            for a in word:
-                h = block[a] @ h
-                norm = np.linalg.norm(h)
-                if not np.isfinite(norm) or norm == 0:
-                    return []
-                h, q = h / norm, int(automaton.delta[a][q])
-                seen.setdefault(q, []).append(h)
-        out.append({q: np.array(v) for q, v in seen.items()})
-    return out
+    out = [unit_visits(block, np.asarray(start, dtype=np.float64), automaton, words)
+           for block, start in zip(sem.matrices(net, False), sem.initial_state(net, False))]
+    return [] if any(not v for v in out) else out
 
 
 def _unit(v: np.ndarray) -> np.ndarray:

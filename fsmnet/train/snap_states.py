@@ -58,10 +58,16 @@ def visited_directions(net: Network, automaton: Automaton,
     """Per automaton state reached by a prefix of ``words``, the float64 unit states
     (rows) the network visits there."""
     sem: Any = net.semantics
-    mats = sem.matrices(net, False)
+    return unit_visits(sem.matrices(net, False), np.asarray(net.params["h0"], dtype=np.float64),
+                       automaton, words)
+
+
+def unit_visits(mats: np.ndarray, h0: np.ndarray, automaton: Automaton,
+                words: Sequence[Sequence[int]]) -> dict[int, np.ndarray]:
+    """:func:`visited_directions` of the recurrence h ← mats[a] h from ``h0``; {} on an
+    overflow or a zero state."""
     seen: dict[int, list[np.ndarray]] = {}
-    h = np.asarray(net.params["h0"], dtype=np.float64)
-    start = h / np.linalg.norm(h)
+    start = h0 / np.linalg.norm(h0)
     for word in words:
         h, q = start, int(automaton.initial or 0)
         seen.setdefault(q, []).append(h)
