@@ -333,3 +333,37 @@ def test_trained_mod3_ends_proved_by_a_structural_snap(arch, hidden, kind, claim
         check_against_network(json.load(handle), str(out))
     automaton = fsmnet.load("modcount:3")
     assert wrong_words(saved, automaton, exact=result.claim == "exact", length=6) == []
+
+
+def test_a_singular_matrix_in_training_loses_the_round_not_the_run(monkeypatch):
+    """torch's inverse raises on an exactly singular I + (Λ⁻¹ − I)Q (a fixed-point
+    module; seen once in the until-proved table).  Simulated here: the first call of
+    the training loop raises it.  The round is recorded as lost, the next starts from
+    a fresh module and the run goes on to its verdict (parity on bilinear-full proves
+    in one round, the first test above); every round lost is a clear error."""
+    import torch
+
+    from fsmnet.train import loop
+
+    real, calls = loop.train, []
+
+    def flaky(*args, **kwargs):
+        calls.append(kwargs.get("module"))
+        if len(calls) == 1:
+            raise torch.linalg.LinAlgError("linalg.inv: The diagonal element 1 is zero")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(loop, "train", flaky)
+    config = TrainConfig(arch="bilinear-full", hidden=2, steps=200, seed=0)
+    result = train_until_proved("parity", config, budget=Budget(rounds=3))
+    lost = result.rounds[0]
+    assert lost.method == "singular-in-training" and lost.verdict == "unknown"
+    assert result.rounds[1].restarted and calls[1] is None  # a fresh module
+    assert result.verdict == "proved" and len(result.rounds) == 2
+
+    def broken(*args, **kwargs):
+        raise torch.linalg.LinAlgError("singular")
+
+    monkeypatch.setattr(loop, "train", broken)
+    with pytest.raises(FsmnetError, match="every one of the 2 round"):
+        train_until_proved("parity", config, budget=Budget(rounds=2))

@@ -261,6 +261,8 @@ def train_until_proved(spec: Automaton | str, config: TrainConfig, *,
     ``round_steps`` (default ``config.steps``) are the steps of every round after the
     first; ``progress(record)`` is called after every round.  See the module docstring.
     """
+    import torch
+
     from fsmnet.train.convert import to_network
     from fsmnet.train.data import label_traces, task_automaton
     from fsmnet.train.loop import train
@@ -284,7 +286,7 @@ def train_until_proved(spec: Automaton | str, config: TrainConfig, *,
     result: Any = None
     stopped_by = "rounds"
     for r in range(budget.rounds):
-        restart = r > 0 and _stuck(records)
+        restart = r > 0 and (module is None or _stuck(records))
         if restart:
             module = None
         n = config.steps if module is None else round_steps
@@ -293,8 +295,17 @@ def train_until_proved(spec: Automaton | str, config: TrainConfig, *,
         t0 = time.perf_counter()
         sampler = WeightedWords(pool, automaton.n_symbols, config.lengths[1],
                                 extra_fraction) if pool else None
-        trained = train(automaton, dataclasses.replace(config, steps=n, seed=config.seed + r),
-                        extra=sampler, module=module)
+        try:
+            trained = train(automaton, dataclasses.replace(config, steps=n, seed=config.seed + r),
+                            extra=sampler, module=module)
+        except torch.linalg.LinAlgError:
+            # A fixed-point module's I + (Λ⁻¹ − I)Q became exactly singular in float32:
+            # these weights are lost, the next round starts from a fresh module.
+            records.append(_lost_round(r, n, restart, time.perf_counter() - t0))
+            if progress is not None:
+                progress(records[-1])
+            module, steps = None, steps + n
+            continue
         module, losses, steps = trained.module, trained.losses, steps + n
         net = to_network(module, automaton.symbols, automaton.labels, name=automaton.name or "")
         sample = _sample(automaton, config, pool)
@@ -345,7 +356,9 @@ def train_until_proved(spec: Automaton | str, config: TrainConfig, *,
                 and time.process_time() - cpu_start >= budget.cpu_seconds):
             stopped_by = "cpu_seconds"
             break
-    assert net is not None and result is not None
+    if net is None or result is None:
+        raise FsmnetError(f"train until proved: every one of the {len(records)} round(s) "
+                          "ended in a singular matrix in training; no network to certify")
     final, claim, snapped_header = net, records[-1].claim, None
     if proved is not None:
         final, result, claim, snap_record = proved
@@ -369,6 +382,15 @@ def train_until_proved(spec: Automaton | str, config: TrainConfig, *,
         counterexample=None if verdict == "proved" else result.counterexample,
         proved_length=None if verdict == "proved" else result.proved_length, steps=steps,
         seconds=time.perf_counter() - start, output=output, certificate=cert_path)
+
+
+def _lost_round(r: int, steps: int, restarted: bool, seconds: float) -> RoundRecord:
+    """The record of a round whose training raised on a singular matrix."""
+    zero = dict.fromkeys(KINDS, 0)
+    return RoundRecord(round=r, steps=steps, loss=math.nan, accuracy=0.0, verdict="unknown",
+                       method="singular-in-training", claim=None, proved_length=0,
+                       counterexample=None, snap=None, restarted=restarted, added=zero,
+                       drawn=dict(zero), seconds=round(seconds, 3))
 
 
 def _stuck(records: list[RoundRecord]) -> bool:
