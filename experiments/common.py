@@ -293,9 +293,13 @@ def summarize(cells: Sequence[dict[str, Any]]) -> str:
     return f"{mean:.2f} ({min(values):.2f}–{max(values):.2f})"
 
 
-def save(name: str, payload: Any) -> str:
-    os.makedirs(RESULTS, exist_ok=True)
-    path = os.path.join(RESULTS, f"{name}.json")
+def save(name: str, payload: Any, out: str | None = None) -> str:
+    """Write a table's JSON as ``NAME.json``: in ``out`` (the table's ``--out DIR``,
+    beside its cell records) when given, so that runs with other settings do not
+    overwrite the default run's file; else in experiments/results/."""
+    folder = out or RESULTS
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, f"{name}.json")
     _write_json(path, payload)
     return path
 

@@ -65,7 +65,7 @@ def main() -> None:
     print(table)
     save("deltanet_table", {"args": vars(args), "protocol": protocol, "cells": cells,
                             "table": table,
-                            "seconds": round(time.time() - begin)})
+                            "seconds": round(time.time() - begin)}, out=args.out)
 
 
 if __name__ == "__main__":

@@ -167,7 +167,7 @@ def main() -> None:
     print(table)
     save("fixed_point_table", {"args": vars(args), "protocol": protocol, "lengths": lengths,
                                "iterations": ITERATIONS, "cells": cells, "table": table,
-                               "seconds": round(time.time() - begin)})
+                               "seconds": round(time.time() - begin)}, out=args.out)
 
 
 if __name__ == "__main__":

@@ -126,7 +126,7 @@ def main() -> None:
     table = "\n".join(lines)
     print(table)
     save("minmax_table", {"args": vars(args), "protocol": protocol, "cells": cells,
-                          "table": table, "seconds": round(time.time() - begin)})
+                          "table": table, "seconds": round(time.time() - begin)}, out=args.out)
 
 
 if __name__ == "__main__":

@@ -151,7 +151,7 @@ def main() -> None:
     save("seed000_table", {"args": vars(args), "protocol": protocol, "cells": cells,
                            "table": table,
                            "verdicts": {f"{s} {a}": v for (s, a), v in verdicts.items()},
-                           "seconds": round(time.time() - begin)})
+                           "seconds": round(time.time() - begin)}, out=args.out)
 
 
 if __name__ == "__main__":

@@ -205,3 +205,16 @@ def test_agreement_with_the_paper_counts_best_and_mean_within_the_band(monkeypat
     # mean: full 0.95 ✓, real diag 0.03 ✓, R2 0.15 ✗ -> 2.
     assert table.agreement(cells, tasks, archs) == (
         "within ±0.05 of the paper: 2 of 3 cells by the best seed, 2 by the mean")
+
+
+def test_a_table_json_goes_beside_its_records_not_over_the_default(tmp_path, monkeypatch):
+    """With --out DIR the table's JSON is DIR/NAME.json; without it, results/NAME.json
+    (redirected here to a temporary folder, so the committed file is not touched)."""
+    default = tmp_path / "results"
+    monkeypatch.setattr(common, "RESULTS", str(default))
+    run = tmp_path / "run"
+    assert common.save("t", {"x": 1}, out=str(run)) == str(run / "t.json")
+    assert json.loads((run / "t.json").read_text()) == {"x": 1}
+    assert not default.exists()
+    assert common.save("t", {"x": 2}) == str(default / "t.json")
+    assert json.loads((run / "t.json").read_text()) == {"x": 1}
