@@ -59,6 +59,18 @@ def _maps_states_exactly(snapped: Network, automaton, sample) -> int:
     return len(reached_directions(automaton, start, lambda v, a: mat_vec(mats[a], v)))
 
 
+def _proved_about_its_header_and_after_a_round_trip(snapped: Network, automaton, length: int,
+                                                     tmp_path) -> None:
+    """verify proves it about its exact header, brute force agrees on every word up to
+    ``length``, and the saved file loads and proves again."""
+    result = fsmnet.verify(automaton, snapped)
+    assert result.verdict == "proved" and result.details["covers"] == COVERS_HEADER
+    assert wrong_words(snapped, automaton, length) == []
+    path = tmp_path / "snapped.safetensors"
+    snapped.save(path)
+    assert fsmnet.verify(automaton, load_network(path)).verdict == "proved"
+
+
 # Brute-force lengths: exact runs of a 6-state network's big rationals are slow in Python;
 # the exact state map checked by ``_maps_states_exactly`` covers every length.
 @pytest.mark.parametrize("spec,length", [("modcount:3", 6), ("flipflop", 6),
@@ -77,12 +89,7 @@ def test_a_moved_network_snaps_to_exact_states_and_is_proved(spec, length, tmp_p
     finest = found[-1][1]  # on the finest grid the change is the noise's size (0.01)
     w_old, w_new = (np.asarray(n.params["W"], dtype=np.float64) for n in (net, finest))
     assert found[-1][0]["bits"] == 12 and np.max(np.abs(w_new - w_old)) < 0.05
-    result = fsmnet.verify(automaton, snapped)
-    assert result.verdict == "proved" and result.details["covers"] == COVERS_HEADER
-    assert wrong_words(snapped, automaton, length) == []
-    path = tmp_path / "snapped.safetensors"
-    snapped.save(path)
-    assert fsmnet.verify(automaton, load_network(path)).verdict == "proved"
+    _proved_about_its_header_and_after_a_round_trip(snapped, automaton, length, tmp_path)
 
 
 @settings(max_examples=examples(10))
@@ -232,12 +239,7 @@ def test_a_moved_cp_network_snaps_through_its_exact_u_header(spec, length, tmp_p
     for name in ("V", "Z"):
         assert np.array_equal(snapped.params[name], net.params[name])
     assert _cp_maps_states_exactly(snapped, automaton) == automaton.n_states
-    result = fsmnet.verify(automaton, snapped)
-    assert result.verdict == "proved" and result.details["covers"] == COVERS_HEADER
-    assert wrong_words(snapped, automaton, length) == []
-    path = tmp_path / "snapped.safetensors"
-    snapped.save(path)
-    assert fsmnet.verify(automaton, load_network(path)).verdict == "proved"
+    _proved_about_its_header_and_after_a_round_trip(snapped, automaton, length, tmp_path)
 
 
 def test_a_cp_rank_below_letters_times_states_gives_no_snap():
