@@ -41,8 +41,8 @@ examples:
   fsmnet train symmetric:3 --arch deltaproduct --n-h 2 --threads 2 --seed 1
   fsmnet train flipflop --arch minmax-dense --hidden 4 --steps 300 --until-proved -o t.safetensors
   fsmnet train modcount:3 --arch minmax-dense --hidden 5 --relax 0.2 --until-proved -o m.safetensors
-  fsmnet train latch:4 --arch minmax-cascade --controller mlp --window 4 --output-gate \
-      --init asymmetric --weight-decay 1e-4 --lr 1e-3 --lr-halve-every 1000
+  fsmnet train latch:4 --arch minmax-cascade --controller mlp --window 4 --output-gate
+  fsmnet train latch:4 --arch minmax-cascade --init asymmetric --lr 1e-3 --weight-decay 1e-4
   fsmnet check t.cert.json --network t.safetensors
 """
 
