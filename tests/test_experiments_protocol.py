@@ -165,7 +165,7 @@ def test_estimate_is_printed_before_training_and_estimate_only_stops(monkeypatch
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
     saved = {}
-    monkeypatch.setattr(script, "save", lambda name, payload: saved.update({name: payload}))
+    monkeypatch.setattr(script, "save", lambda name, payload, **_: saved.update({name: payload}))
     with pytest.raises(SystemExit) as stop:
         script.main()
     assert stop.value.code == 0 and saved == {}

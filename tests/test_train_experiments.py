@@ -68,7 +68,7 @@ def test_deltanet_script_end_to_end_on_a_tiny_budget(monkeypatch):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     saved = {}
-    monkeypatch.setattr(module, "save", lambda name, payload: saved.update({name: payload}))
+    monkeypatch.setattr(module, "save", lambda name, payload, **_: saved.update({name: payload}))
     module.main()
     cells = saved["deltanet_table"]["cells"]
     assert len(cells) == 2 * 3  # 2 tasks × 3 rows × 1 seed
