@@ -20,7 +20,7 @@ positions, with diagonal blocks N_t; so it converges to the exact states for eve
 start iff every ρ(N_t) < 1 (:func:`contraction` measures ρ(N_σ) per letter).
 
 Scan.  y_t = a_t y_{t-1} + b_t by Hillis-Steele doubling over the affine maps
-(``scan._doubling``): ⌈log₂ T⌉ levels, each multiplying spans of a (never dividing),
+(``scan.doubling``): ⌈log₂ T⌉ levels, each multiplying spans of a (never dividing),
 so a product that underflows is a weight that is below float range anyway.  The
 cumulative-product form y_t = P_t (y_0 + Σ b_s / P_s), P_t = a_t ··· a_1, divides by
 P_s, which underflows within a few steps when Λ is small; the doubling does not.
@@ -105,7 +105,7 @@ def affine_scan(a: Tensor, b: Tensor, y0: Tensor) -> Tensor:
         # "first, then": y ↦ a₂(a₁ y + b₁) + b₂
         return then[0] * first[0], then[0] * first[1] + then[1]
 
-    prod, shift = scan._doubling((a.expand_as(b), b), combine, identity)
+    prod, shift = scan.doubling((a.expand_as(b), b), combine, identity)
     return torch.cat([start[:, None], prod * start[:, None] + shift], dim=1)
 
 

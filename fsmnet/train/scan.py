@@ -215,7 +215,7 @@ def maxmin_loop(r: Tensor, s: Tensor, x0: Tensor) -> Tensor:
     return torch.stack(out, dim=1)
 
 
-def _doubling(first: Any, combine: Any, identity: Any) -> Any:
+def doubling(first: Any, combine: Any, identity: Any) -> Any:
     """Hillis-Steele inclusive scan along axis 1 of every tensor in ``first``."""
     acc = first
     length = acc[0].shape[1]
@@ -247,7 +247,7 @@ def maxmin_scan(r: Tensor, s: Tensor, x0: Tensor) -> Tensor:
     def combine(f1: tuple[Tensor, Tensor], f2: tuple[Tensor, Tensor]) -> tuple[Tensor, Tensor]:
         return maxmin_matmul(f2[0], f1[0]), torch.maximum(maxmin_apply(f2[0], f1[1]), f2[1])
 
-    rr, ss = _doubling((r, s), combine, identity)
+    rr, ss = doubling((r, s), combine, identity)
     x = torch.maximum(maxmin_apply(rr, x0.expand(batch, length, -1)), ss)
     return torch.cat([x0.expand(batch, 1, -1), x], dim=1)
 
@@ -279,7 +279,7 @@ def scalar_minmax_scan(r: Tensor, s: Tensor, x0: Tensor) -> Tensor:
         return (torch.minimum(f1[0], f2[0]),
                 torch.maximum(torch.minimum(f2[0], f1[1]), f2[1]))
 
-    rr, ss = _doubling((r, s), combine, identity)
+    rr, ss = doubling((r, s), combine, identity)
     x = torch.maximum(torch.minimum(rr, x0), ss)
     return torch.cat([x0.expand(batch, 1, -1), x], dim=1)
 
