@@ -22,7 +22,9 @@ the normalized outputs nor their gradients.
 * :func:`maxmin_scan` / :func:`scalar_minmax_scan` — Hillis-Steele doubling
   over the associative max-min combines of docs/constructions-minmax.md:
   depth ⌈log₂ T⌉; the ``*_auto`` versions (the modules' fast path) take them on
-  a GPU and the loops on a CPU, where the doubling's extra work loses.
+  a GPU and the loops on a CPU at training lengths, where the doubling's extra work
+  loses (the scalar one takes the doubling on a CPU too from
+  :data:`SCALAR_SCAN_LENGTH` symbols on).
 """
 
 from __future__ import annotations
