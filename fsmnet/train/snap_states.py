@@ -39,6 +39,7 @@ import numpy as np
 from fsmnet.automata import Automaton
 from fsmnet.errors import FsmnetError
 from fsmnet.nets import Network
+from fsmnet.nets.linear import to_fractions
 
 GRIDS = (4, 8, 12)
 """Bits of the dyadic grid of the state directions c_q, coarsest first."""
@@ -128,10 +129,6 @@ def _matmul(a: list[list[Fraction]], b: list[list[Fraction]]) -> list[list[Fract
             for row in a]
 
 
-def _fractions(array: np.ndarray) -> list[list[Fraction]]:
-    return [[Fraction(float(x)) for x in row] for row in array]
-
-
 def least_change(base: list[list[Fraction]], m: list[list[Fraction]],
                   t: list[list[Fraction]]) -> list[list[Fraction]] | None:
     """X = B + (T − B M) M⁺, the X nearest ``base`` (Frobenius) with X M = T exactly;
@@ -153,7 +150,7 @@ def snapped_matrices(floats: np.ndarray, col: Columns, targets: list[Columns]
     c = [list(row) for row in zip(*col)]  # H × k
     mats = []
     for a, m in enumerate(floats):
-        solved = least_change(_fractions(m), c, [list(row) for row in zip(*targets[a])])
+        solved = least_change(to_fractions(m).tolist(), c, [list(row) for row in zip(*targets[a])])
         if solved is None:
             return None
         mats.append(solved)
@@ -175,7 +172,7 @@ def _fixed_point_weights(net: Network, mats: Matrices
     Lambda/Q header holds the rationals."""
     from fsmnet.nets.fixed_point import exact_inverse
 
-    lam = [[Fraction(float(x)) for x in row] for row in net.params["Lambda"]]
+    lam = to_fractions(net.params["Lambda"]).tolist()
     q = []
     for a, m in enumerate(mats):
         inv = exact_inverse(np.array(m, dtype=object))
@@ -193,12 +190,12 @@ def _cp_weights(net: Network, col: Columns, targets: list[Columns]
     U' = U + (T − U M) M⁺ maps every c_q exactly (V, Z kept); M's columns must be
     independent, so R ≥ |Σ|·k.  The exact-U header holds U' (fsmnet.nets.bilinear)."""
     p = net.params
-    v, z = _fractions(p["V"]), _fractions(p["Z"])
+    v, z = to_fractions(p["V"]).tolist(), to_fractions(p["Z"]).tolist()
     y = _matmul([list(row) for row in zip(*z)], [list(row) for row in zip(*col)])  # R × k
     m_cols = [[va * yr[j] for va, yr in zip(v[a], y)] for a in range(len(targets))
               for j in range(len(col))]
     t_cols = [t for per_state in targets for t in per_state]
-    u = least_change(_fractions(p["U"]), [list(row) for row in zip(*m_cols)],
+    u = least_change(to_fractions(p["U"]).tolist(), [list(row) for row in zip(*m_cols)],
                       [list(row) for row in zip(*t_cols)])
     if u is None:
         return None
