@@ -136,3 +136,30 @@ def test_count_table_rejects_non_commutative_and_semiautomata() -> None:
         count_table(contains_ab)
     with pytest.raises(SpecError):
         count_table(contains_ab.replace(initial=None, outputs=None))
+
+
+
+def test_count_table_refuses_more_types_than_its_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Modular addition m = 10: letter a has period 10/gcd(a, 10) and threshold 0 (the
+    group Z_10 acts), so it has Π_a 10/gcd(a, 10) count types, computed here from gcds
+    rather than from the table.  Above the limit: a typed error naming the count, and no
+    table (enumerating 12.5 million types was the hang this guards).  Lowering the limit
+    shows the test is about the count: mod 5 (5^4 types) passes at 625 and fails at 624."""
+    import math
+
+    import fsmnet.algebra.commutative as commutative
+    from fsmnet import expressivity
+    from fsmnet.train.data import task_automaton
+
+    types = math.prod(10 // math.gcd(a, 10) for a in range(10))
+    assert types > commutative.COUNT_TYPE_LIMIT
+    with pytest.raises(commutative.CountTableTooLarge, match=f"{types} count types"):
+        count_table(task_automaton("modadd:10"))
+    (result,) = expressivity("modadd:10", ["bilinear-r2"])
+    assert result.verdict == "unknown" and "size limit" in result.reason
+    mod5 = task_automaton("modadd:5")
+    monkeypatch.setattr(commutative, "COUNT_TYPE_LIMIT", 5 ** 4)
+    assert count_table(mod5).table.size == 5 ** 4
+    monkeypatch.setattr(commutative, "COUNT_TYPE_LIMIT", 5 ** 4 - 1)
+    with pytest.raises(commutative.CountTableTooLarge):
+        count_table(mod5)

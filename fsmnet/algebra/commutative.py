@@ -21,6 +21,7 @@ from n_a + p once n_a ≥ t.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -28,7 +29,7 @@ import numpy as np
 
 from fsmnet.automata import Automaton, access_words, distinguishing_word
 from fsmnet.automata.automaton import Label
-from fsmnet.errors import SpecError
+from fsmnet.errors import FsmnetError, SpecError
 
 
 @dataclass(frozen=True)
@@ -168,6 +169,17 @@ def index_and_period(transformation: Sequence[int] | np.ndarray) -> tuple[int, i
     return t, k - t
 
 
+class CountTableTooLarge(FsmnetError):
+    """The language has more count types than ``COUNT_TYPE_LIMIT``."""
+
+
+COUNT_TYPE_LIMIT = 1 << 20
+"""The most count types :func:`count_table` enumerates.  The table has one entry per
+type, Π_a (t_a + p_a), filled by a Python loop and then contracted letter by letter by
+the commutative construction: modular addition m = 10 has 1·10·5·10·5·2·5·10·5·10 =
+12,500,000 types, hours of work where the limit's million take seconds."""
+
+
 def count_table(automaton: Automaton) -> CountTable:
     """Thresholds, periods and the output of every count type of a commutative language.
 
@@ -176,6 +188,8 @@ def count_table(automaton: Automaton) -> CountTable:
     SpecError
         For a semiautomaton, or a non-commutative language (the message gives
         the witness).
+    CountTableTooLarge
+        For more than :data:`COUNT_TYPE_LIMIT` count types.
     """
     m = _require_machine(automaton)
     witness = commutation_witness(m)
@@ -189,6 +203,12 @@ def count_table(automaton: Automaton) -> CountTable:
                     for s, tp in zip(m.symbols, (index_and_period(row) for row in m.delta),
                                      strict=True))
     shape = tuple(c.n_classes for c in letters)
+    types = math.prod(shape)
+    if types > COUNT_TYPE_LIMIT:
+        raise CountTableTooLarge(
+            f"{automaton.name or '<automaton>'}: {types} count types (the product of "
+            f"every letter's threshold + period, {' x '.join(map(str, shape))}) exceed "
+            f"the limit of {COUNT_TYPE_LIMIT}")
     table = np.empty(shape, dtype=np.int64)
     assert m.initial is not None
     for key in itertools.product(*(range(n) for n in shape)):
@@ -211,7 +231,9 @@ def format_word(word: Sequence[str]) -> str:
 
 __all__ = [
     "CommutationWitness",
+    "COUNT_TYPE_LIMIT",
     "CountTable",
+    "CountTableTooLarge",
     "LetterCount",
     "commutation_witness",
     "count_table",

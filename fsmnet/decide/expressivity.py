@@ -131,6 +131,7 @@ def _construct_and_prove(m: Automaton, arch: str, max_states: int | None,
 
     ``by_theorem``: build the possibility theorem's network (its construction options)
     rather than the class's default one."""
+    from fsmnet.algebra.commutative import CountTableTooLarge
     from fsmnet.algebra.holonomy.skeleton import DecompositionTooLarge
     from fsmnet.algebra.monoid import MonoidTooLarge
     from fsmnet.constructions import compile_automaton
@@ -142,7 +143,7 @@ def _construct_and_prove(m: Automaton, arch: str, max_states: int | None,
                else compile_automaton(m, arch))
     except NotExpressible as exc:
         return ExpressivityResult(arch, "unknown", f"no construction applies: {exc}")
-    except (DecompositionTooLarge, MonoidTooLarge) as exc:
+    except (CountTableTooLarge, DecompositionTooLarge, MonoidTooLarge) as exc:
         # A resource limit of the construction, not a property of the class: the
         # verdict for the class is unknown, and the other classes still get theirs.
         return ExpressivityResult(arch, "unknown", f"the construction hit a size limit: {exc}")
