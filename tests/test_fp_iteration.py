@@ -9,6 +9,10 @@ iteration (arXiv 2503.10799), against independent sources.
 * ρ: by hand for diagonal N, and ``fsmnet.nets.fixed_point.spectral_radius`` on the
   module's network form (a separate numpy implementation).
 * The scan: a step loop, on random small inputs (Hypothesis).
+* Training through K iterations (fsmnet.train.fp_training): the gradients against
+  autograd of a plain torch loop of the same K iterations (unscaled, no scan) and
+  against central finite differences; the contraction projection against float64
+  eigenvalues (``contraction``); a seeded run against a second run.
 """
 
 from __future__ import annotations
@@ -29,6 +33,14 @@ from fsmnet.train.fp_iteration import (
     contraction,
     iterated_logits,
     iterated_states,
+)
+from fsmnet.train.fp_training import (
+    IGNORE,
+    IteratedConfig,
+    contraction_bound,
+    masked_cross_entropy,
+    project_contraction,
+    train_on_batches,
 )
 from fsmnet.train.modules_linear import FixedPointRNN
 
@@ -192,3 +204,145 @@ def test_scan_matches_the_step_loop(batch: int, length: int, hidden: int, seed: 
     scale = max(1.0, float(expected.abs().max()))
     assert got.shape == expected.shape
     assert math.isclose(float((got - expected).abs().max()) / scale, 0.0, abs_tol=1e-12)
+
+
+def _loop_logits(module: FixedPointRNN, words: torch.Tensor, iterations: int) -> torch.Tensor:
+    """The K iterations as their definition reads, in torch (autograd), one position at a
+    time from zeros, unscaled, normalized only for the readout."""
+    eye = torch.eye(module.hidden, dtype=module.Q.dtype)
+    lam = torch.sigmoid(module.l)
+    mix = (1 - lam)[:, :, None] * (eye - module.Q)
+    batch, length = words.shape
+    start = module.h0.expand(batch, -1)
+    old = [torch.zeros_like(start)] * (length + 1)
+    for _ in range(iterations):
+        new = [start]
+        for t in range(length):
+            sym = words[:, t]
+            new.append(lam[sym] * new[-1] + torch.einsum("bij,bj->bi", mix[sym], old[t + 1]))
+        old = new
+    h = torch.stack([start, *old[1:]], dim=1)
+    return (h / h.norm(dim=-1, keepdim=True)) @ module.readout.T
+
+
+def _grads(loss: torch.Tensor, params: list[torch.Tensor]) -> list[torch.Tensor]:
+    got = torch.autograd.grad(loss, params, allow_unused=True)
+    return [torch.zeros_like(p) if g is None else g for g, p in zip(got, params, strict=True)]
+
+
+def test_gradients_through_k_iterations_match_the_plain_loop() -> None:
+    module = _module(11)  # generic weights: ρ not constrained, the iterates grow and shrink
+    words = _words(12, 3, 6)
+    weights = torch.randn(3, 7, 2, generator=torch.Generator().manual_seed(13),
+                          dtype=torch.float64)
+    params = [module.l, module.Q, module.h0, module.readout]
+    for k in (1, 2, 3):
+        got = _grads((iterated_logits(module, words, k) * weights).sum(), params)
+        want = _grads((_loop_logits(module, words, k) * weights).sum(), params)
+        for g, w in zip(got, want, strict=True):
+            torch.testing.assert_close(g, w, rtol=1e-9, atol=1e-12)
+        # Q first enters at the second iteration: a gradient that flows through it.
+        assert (float(got[1].abs().max()) > 1e-6) == (k > 1)
+
+
+def test_gradient_of_the_loss_matches_finite_differences() -> None:
+    module = _module(14)
+    words = _words(15, 2, 5)
+    labels = torch.randint(0, 2, (2, 6), generator=torch.Generator().manual_seed(16))
+    labels[:, 0] = IGNORE
+    params = [module.l, module.Q, module.h0, module.readout]
+    gen = torch.Generator().manual_seed(17)
+    direction = [torch.randn(p.shape, generator=gen, dtype=torch.float64) for p in params]
+
+    def loss() -> torch.Tensor:
+        return masked_cross_entropy(iterated_logits(module, words, 3), labels)
+
+    grads = _grads(loss(), params)
+    analytic = sum(float((g * d).sum()) for g, d in zip(grads, direction, strict=True))
+    eps = 1e-6
+    values = []
+    with torch.no_grad():
+        for sign in (1, -1):
+            for p, d in zip(params, direction, strict=True):
+                p.add_(sign * eps * d)
+            values.append(float(loss()))
+            for p, d in zip(params, direction, strict=True):
+                p.sub_(sign * eps * d)
+    numeric = (values[0] - values[1]) / (2 * eps)
+    assert abs(analytic) > 1e-3
+    assert math.isclose(analytic, numeric, rel_tol=1e-6), (analytic, numeric)
+
+
+def _random_batches(symbols: int, labels: int, length: int):  # type: ignore[no-untyped-def]
+    def sample(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        return (rng.integers(0, symbols, (8, length)), rng.integers(0, labels, (8, length + 1)))
+    return sample
+
+
+def _expanding(seed: int) -> FixedPointRNN:
+    """Q = −I/2 + noise: N = diag(1 − Λ)(1.5 I + …), ρ > 1 for most letters."""
+    torch.manual_seed(seed)
+    module = FixedPointRNN(3, 2, 4)
+    with torch.no_grad():
+        module.l.fill_(-2.0)
+        module.Q.add_(-1.5 * torch.eye(4))
+    return module
+
+
+def test_projection_keeps_rho_below_the_radius_while_training() -> None:
+    radius = 0.9
+    sample = _random_batches(3, 2, 6)
+    free, held = _expanding(20), _expanding(20)
+    assert float(contraction(held).max()) > 1  # the projection has something to do
+    train_on_batches(free, sample, IteratedConfig(iterations=2, steps=4, seed=1))
+    train_on_batches(held, sample, IteratedConfig(iterations=2, steps=4, seed=1,
+                                                  radius=radius))
+    assert float(contraction(free).max()) > 1
+    rho = contraction(held)  # float64 eigenvalues, not the SVD the projection uses
+    assert float(rho.max()) < radius
+    assert bool((contraction_bound(held) >= rho - 1e-12).all())
+    assert float(contraction_bound(held).max()) < radius
+
+
+@settings(max_examples=examples(20), deadline=None)
+@given(st.integers(0, 2**31 - 1), st.floats(0.05, 0.99), st.floats(0.1, 3.0))
+def test_projection_bounds_every_letter(seed: int, radius: float, spread: float) -> None:
+    torch.manual_seed(seed)
+    module = FixedPointRNN(3, 2, 5)
+    with torch.no_grad():
+        module.Q.mul_(spread)
+        module.l.mul_(spread)
+    before = module.Q.detach().clone()
+    eye = torch.eye(5)
+    inside = torch.linalg.matrix_norm((eye - before).double(), ord=2) <= radius * (1 - 1e-6)
+    project_contraction(module, radius)
+    # Letters already inside are untouched; the others are scaled onto the radius.
+    assert torch.equal(module.Q.detach()[inside], before[inside])
+    norms = torch.linalg.matrix_norm((eye - module.Q.detach()).double(), ord=2)
+    assert bool((norms <= radius).all())
+    rho = contraction(module)
+    assert bool((rho < radius).all())
+    assert bool((contraction_bound(module) >= rho - 1e-9).all())
+
+
+def test_training_through_iterations_is_deterministic() -> None:
+    sample = _random_batches(3, 2, 5)
+
+    def run(seed: int) -> tuple[list[float], list[torch.Tensor]]:
+        torch.manual_seed(seed)
+        module = FixedPointRNN(3, 2, 4)
+        losses, _ = train_on_batches(module, sample, IteratedConfig(iterations=3, steps=3,
+                                                                    seed=seed, radius=0.9))
+        return losses, [p.detach().clone() for p in module.parameters()]
+
+    (la, pa), (lb, pb), (lc, _) = run(2), run(2), run(3)
+    assert la == lb and all(torch.equal(x, y) for x, y in zip(pa, pb, strict=True))
+    assert la != lc
+
+
+def test_bad_training_input_is_refused() -> None:
+    with pytest.raises(FsmnetError, match="radius"):
+        project_contraction(FixedPointRNN(2, 2, 3), 1.0)
+    with pytest.raises(FsmnetError, match="module"):
+        train_on_batches(torch.nn.Linear(2, 2), _random_batches(2, 2, 3),
+                         IteratedConfig(iterations=2, steps=1))
