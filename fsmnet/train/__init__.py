@@ -39,7 +39,8 @@ __all__ = ["NO_NETWORK_FORM", "TrainConfig", "TrainedNetwork", "train_network"]
 
 # The documented submodules, reachable as ``fsmnet.train.NAME`` on first access (most
 # import torch, which ``import fsmnet.train`` does not).
-_SUBMODULES = ("cascade_parts", "convert", "data", "fp_iteration", "loop", "lstm",
+_SUBMODULES = ("cascade_parts", "convert", "copying", "data", "fp_iteration", "fp_training",
+               "loop", "lstm",
                "module_base", "modules_block", "modules_linear", "modules_minmax", "relax",
                "report", "scan", "snap", "until_proved")
 
