@@ -54,11 +54,13 @@ def run_cell(spec: str, arch: str, seed: int, *, hidden: int, steps: int, lr: fl
              options: dict[str, Any] | None = None, certify: bool = False,
              table: str = "table", protocol: Protocol | None = None,
              lengths: tuple[int, int] = (2, 10),
-             net_folder: str | None = None) -> dict[str, Any]:
+             net_folder: str | None = None, long_length: int = 0) -> dict[str, Any]:
     """Train once (or once per learning rate of ``protocol``, keeping the checkpoint
     with the best validation accuracy); accuracy at length 10 and ``eval_length``
     (per position, the empty prefix excluded), normalized so that 0 is chance over
-    the labels; with ``certify``, the trained network is saved (in ``net_folder``,
+    the labels; with ``long_length``, also the accuracy on one random word of that
+    length (``acc_long``, the extrapolation figure); with ``certify``, the trained
+    network is saved (in ``net_folder``,
     default ``results/nets/``) and certified (:func:`certify_cell`); without it, the
     network is saved only where ``net_folder`` is given, for a later certify."""
     protocol = protocol or Protocol(lrs=(lr,))
@@ -73,6 +75,9 @@ def run_cell(spec: str, arch: str, seed: int, *, hidden: int, steps: int, lr: fl
             "seconds": round(result.seconds, 2),
             "acc10": acc10, f"acc{eval_length}": acc, "acc": acc, "eval_length": eval_length,
             "norm10": normalized(acc10, n_labels), "norm": normalized(acc, n_labels)}
+    if long_length:
+        cell.update(long_length=long_length,
+                    acc_long=accuracy(result.module, result.automaton, long_length, words=1))
     if protocol.selects:
         cell.update(protocol=asdict(protocol), selected=record["selected"],
                     checkpoints=record["checkpoints"], stopped=record["stopped"])
@@ -181,6 +186,9 @@ def _record_key(job: dict[str, Any], protocol: Protocol) -> dict[str, Any]:
            "hidden": run["hidden"], "steps": run["steps"], "protocol": protocol.key(),
            "lengths": run["lengths"], "eval_length": run["eval_length"],
            "certify": run["certify"]}
+    if run["long_length"]:
+        # Only where set, so that the records written before it existed still match.
+        key["long_length"] = run["long_length"]
     return json.loads(json.dumps(key))  # tuples as lists, as read back from a record
 
 
@@ -242,6 +250,7 @@ def run_grid(tasks: Sequence[str], rows: Sequence[tuple[str, dict[str, Any]]],
                        "table": table, "protocol": protocol,
                        "lengths": tuple(getattr(args, "lengths", (2, 10))),
                        "eval_length": getattr(args, "eval_length", 500),
+                       "long_length": getattr(args, "long_length", 0),
                        "net_folder": None if out is None else os.path.join(out, "nets")}
                 job: dict[str, Any] = {"run": run, "row": row_name(arch, options),
                                        "record": None, "key": None}

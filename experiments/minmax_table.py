@@ -22,6 +22,7 @@ evaluated up to ~10^6).
 
     python experiments/minmax_table.py [--steps 1000] [--hidden 16] [--seeds 3] [--no-certify]
     python experiments/minmax_table.py --paper [--estimate-only]
+    python experiments/minmax_table.py --paper --rows 1 --tasks latch:18 --long-length 1000000
 
 ``--paper``: the paper's grid (Latching(4..18), Sequences(2, 3, 4, 8, 16),
 InductionHeads(16), (30)) and what its summary states of the protocol: Adam at
@@ -36,8 +37,10 @@ Mamba, xLSTM, mLSTM, sLSTM (fsmnet has none; LSTM and full bilinear stand in).
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
+from typing import Any
 
 import numpy as np
 
@@ -96,11 +99,45 @@ def majority(spec: str, length: int = 500) -> float:
     return float(counts.max() / counts.sum())
 
 
-def main() -> None:
-    args = arguments(steps=1000, hidden=16, paper=PAPER_PROTOCOL)
+def _choices(parser: argparse.ArgumentParser) -> None:
+    rows = "; ".join(f"{i} {name}" for i, (_, _, name) in enumerate(ROWS, 1))
+    parser.add_argument("--rows", default=None, metavar="I,J,...",
+                        help=f"only these rows, by number: {rows} (default: all)")
+    parser.add_argument("--tasks", default=None, metavar="SPEC,...",
+                        help="only these tasks of the grid, e.g. latch:18,induction:30 "
+                             "(default: all)")
+
+
+def selected(args: argparse.Namespace) -> tuple[list[tuple[str, str]],
+                                                list[tuple[str, dict[str, Any], str]]]:
+    """The grid's tasks and rows that ``--tasks`` and ``--rows`` keep; an unknown one
+    is refused by name before any training."""
     tasks = PAPER_TASKS if args.paper else TASKS
+    rows = ROWS
+    if args.tasks:
+        wanted = args.tasks.split(",")
+        known = [spec for spec, _ in tasks]
+        bad = [w for w in wanted if w not in known]
+        if bad:
+            raise SystemExit(f"--tasks: {', '.join(bad)} not in this grid "
+                             f"({', '.join(known)})")
+        tasks = [t for t in tasks if t[0] in wanted]
+    if args.rows:
+        try:
+            picks = [int(r) for r in args.rows.split(",")]
+        except ValueError:
+            raise SystemExit(f"--rows: row numbers expected, got {args.rows!r}") from None
+        if any(not 1 <= r <= len(ROWS) for r in picks):
+            raise SystemExit(f"--rows: numbers from 1 to {len(ROWS)}, got {args.rows!r}")
+        rows = [ROWS[r - 1] for r in picks]
+    return tasks, rows
+
+
+def main() -> None:
+    args = arguments(steps=1000, hidden=16, paper=PAPER_PROTOCOL, extra=_choices)
+    tasks, rows = selected(args)
     begin = time.time()
-    cells = run_grid([spec for spec, _ in tasks], [(arch, opts) for arch, opts, _ in ROWS],
+    cells = run_grid([spec for spec, _ in tasks], [(arch, opts) for arch, opts, _ in rows],
                      args, table="minmax",
                      line=lambda c: f"acc@{c['eval_length']} {c['acc']:.3f} "
                                     f"(acc@10 {c['acc10']:.3f}, {c['seconds']} s)")
@@ -108,16 +145,22 @@ def main() -> None:
     lines = [f"protocol: {protocol}, H = {args.hidden}, lengths "
              f"{args.lengths[0]}–{args.lengths[1]}, accuracy at length {args.eval_length}", "",
              "| task | paper: MinMax RNC / Mamba / xLSTM-L / mLSTM / sLSTM (%) "
-             "| most frequent label | " + " | ".join(n for _, _, n in ROWS)
+             "| most frequent label | " + " | ".join(n for _, _, n in rows)
              + " | fsmnet proved (" + ", ".join(VERDICT_ARCHS) + ") |",
-             "|---" * (len(ROWS) + 4) + "|"]
+             "|---" * (len(rows) + 4) + "|"]
+    if args.long_length:
+        lines[0] += f"; after ·: accuracy on one word of length {args.long_length:,}"
     for spec, name in tasks:
         row = []
-        for arch, opts, _ in ROWS:
+        for arch, opts, _ in rows:
             mine = [c for c in cells if c["spec"] == spec and c["row"] == row_name(arch, opts)]
             accs = [c["acc"] for c in mine]
             cert = f" · certified {certified_summary(mine)}" if args.certify else ""
-            row.append(f"{np.mean(accs):.3f} ({min(accs):.3f}–{max(accs):.3f}){cert}")
+            far = ""
+            if args.long_length:
+                longs = [c["acc_long"] for c in mine]
+                far = f" · {np.mean(longs):.3f} ({min(longs):.3f}–{max(longs):.3f})"
+            row.append(f"{np.mean(accs):.3f} ({min(accs):.3f}–{max(accs):.3f}){far}{cert}")
         proved = ", ".join(verdict(spec, a) for a in VERDICT_ARCHS)
         lines.append(f"| {name} | {paper_figure(spec)} | {majority(spec, args.eval_length):.3f} | "
                      + " | ".join(row) + f" | {proved} |")

@@ -27,7 +27,7 @@ import argparse
 import math
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -242,12 +242,14 @@ def _lengths(text: str) -> tuple[int, int]:
 
 
 def arguments(*, steps: int, hidden: int, paper: dict[str, Any] | None = None,
-              argv: Sequence[str] | None = None) -> argparse.Namespace:
+              argv: Sequence[str] | None = None,
+              extra: Callable[[argparse.ArgumentParser], None] | None = None
+              ) -> argparse.Namespace:
     """The options every table script takes (its own defaults for steps and hidden size).
 
     ``paper``: the defaults that ``--paper`` sets (the seed paper's protocol where
     its summary states it, documented by the script); options given explicitly
-    still win.
+    still win.  ``extra`` adds a script's own options to the parser.
     """
     parser = argparse.ArgumentParser()
     parser.add_argument("--steps", type=int, default=steps)
@@ -279,6 +281,9 @@ def arguments(*, steps: int, hidden: int, paper: dict[str, Any] | None = None,
                         help="training word lengths (default 2-10)")
     parser.add_argument("--eval-length", type=int, default=500, metavar="N",
                         help="test length of the table's figure (default 500)")
+    parser.add_argument("--long-length", type=int, default=0, metavar="N",
+                        help="also the accuracy on one random word of length N, e.g. "
+                             "1000000 (default: none)")
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--no-certify", dest="certify", action="store_false",
                         help="skip the 'certified' column (fsmnet certify on each trained net)")
@@ -296,6 +301,8 @@ def arguments(*, steps: int, hidden: int, paper: dict[str, Any] | None = None,
     parser.add_argument("--grow-hidden", action="store_true",
                         help="hidden size at least the task's number of states, rounded "
                              "up to a multiple of 8 (--hidden is the floor)")
+    if extra is not None:
+        extra(parser)
     if paper is not None:
         parser.add_argument("--paper", action="store_true",
                             help="the paper's protocol and full grid: " + ", ".join(

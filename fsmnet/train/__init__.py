@@ -42,7 +42,7 @@ __all__ = ["NO_NETWORK_FORM", "TrainConfig", "TrainedNetwork", "train_network"]
 _SUBMODULES = ("cascade_parts", "convert", "copying", "data", "fp_iteration", "fp_training",
                "loop", "lstm",
                "module_base", "modules_block", "modules_linear", "modules_minmax", "relax",
-               "report", "scan", "snap", "until_proved")
+               "report", "scan", "snap", "token_deltanet", "until_proved")
 
 
 def __dir__() -> list[str]:
