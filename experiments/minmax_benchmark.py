@@ -79,7 +79,8 @@ def train_cell(automaton: Automaton, seed: int, args: argparse.Namespace
                ) -> tuple[Any, list[float], float]:
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    module = build("minmax-cascade", automaton.n_symbols, len(automaton.labels), args.hidden)
+    module = build("minmax-cascade", automaton.n_symbols, len(automaton.labels), args.hidden,
+                   layers=args.layers)
     opt = torch.optim.Adam(module.parameters(), lr=args.lr, weight_decay=args.weight_decay)
     halve = torch.optim.lr_scheduler.StepLR(opt, max(1, args.halve_every), gamma=0.5)
     lo, hi = training_lengths(automaton, args.lengths)
@@ -154,7 +155,8 @@ def estimate(args: argparse.Namespace, tasks: list[str]) -> float:
         if family not in step:
             step[family] = train_cell(task_automaton(spec), 0, probe)[2] / 5
     a = task_automaton(tasks[0])
-    module = build("minmax-cascade", a.n_symbols, len(a.labels), args.hidden)
+    module = build("minmax-cascade", a.n_symbols, len(a.labels), args.hidden,
+                   layers=args.layers)
     start = time.perf_counter()
     evaluate(module, a, 50_000, 2, 2)
     per_symbol = (time.perf_counter() - start) / 100_000
@@ -197,6 +199,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--seeds", type=int, default=2, help="seeds 0..N-1 (default 2)")
     p.add_argument("--steps", type=int, default=2000)
     p.add_argument("--hidden", type=int, default=32)
+    p.add_argument("--layers", type=int, default=2,
+                   help="cascade layers, the hidden units split among them (default 2; the "
+                        "compiled scalar cascade for Sequences(n) has n levels)")
     p.add_argument("--lengths", default="2,64", help="LO,HI training lengths")
     p.add_argument("--lr", type=float, default=0.01)
     p.add_argument("--batch", type=int, default=64)
@@ -231,7 +236,10 @@ def main(argv: list[str] | None = None) -> None:
           f"{args.seeds} seeds (one thread)", flush=True)
     if args.estimate_only:
         return
-    config = {k: v for k, v in vars(args).items() if k not in ("out", "estimate_only")}
+    # The default layer count stays out of the key, so the runs recorded before the
+    # option existed still resume.
+    config = {k: v for k, v in vars(args).items()
+              if k not in ("out", "estimate_only") and (k, v) != ("layers", 2)}
     path = os.path.join(args.out or "experiments/results", "minmax_benchmark.json")
     done: list[dict[str, Any]] = []
     if os.path.exists(path):  # resume: keep the cells of a run with the same settings
