@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from fsmnet.errors import SpecError
 from fsmnet.train.benchmark_words import SAMPLERS, benchmark_words, minimum_length
 from fsmnet.train.data import label_traces, task_automaton
 
@@ -107,9 +108,9 @@ def test_valid_symbols_and_deterministic(spec: str) -> None:
 
 def test_refusals() -> None:
     assert set(SAMPLERS) == {"latch", "sequences", "induction"}
-    with pytest.raises(ValueError, match="no benchmark words"):
+    with pytest.raises(SpecError, match="no benchmark words.*'parity'"):
         benchmark_words(task_automaton("parity"), np.random.default_rng(0), 1, 5)
-    with pytest.raises(ValueError, match="length >= 10"):
+    with pytest.raises(SpecError, match=r"length >= 10 \(value: 9\)"):
         benchmark_words(task_automaton("sequences:4"), np.random.default_rng(0), 1, 9)
-    with pytest.raises(ValueError, match="length >= 3"):
+    with pytest.raises(SpecError, match="length >= 3"):
         benchmark_words(task_automaton("induction:4"), np.random.default_rng(0), 1, 2)

@@ -32,6 +32,7 @@ from collections.abc import Callable
 import numpy as np
 
 from fsmnet.automata import Automaton
+from fsmnet.errors import SpecError
 
 Sampler = Callable[[Automaton, np.random.Generator, int, int], tuple[np.ndarray, np.ndarray]]
 
@@ -48,7 +49,8 @@ def _index(automaton: Automaton, name: str) -> int:
 
 def _check(family: str, length: int, minimum: int) -> None:
     if length < minimum:
-        raise ValueError(f"{family} words need length >= {minimum}, got {length}")
+        raise SpecError(f"{family} words need length >= {minimum}", source="benchmark_words",
+                        field="length", value=length)
 
 
 def induction_words(automaton: Automaton, rng: np.random.Generator, size: int,
@@ -142,8 +144,8 @@ def sampler(automaton: Automaton) -> Sampler:
     """The sampler of the automaton's family (its spec's name before ``:``)."""
     family = automaton.name.split(":")[0]
     if family not in SAMPLERS:
-        raise ValueError(f"no benchmark words for {automaton.name!r} "
-                         f"(families: {', '.join(SAMPLERS)})")
+        raise SpecError(f"no benchmark words for this task (families: {', '.join(SAMPLERS)})",
+                        source="benchmark_words", field="task", value=automaton.name)
     return SAMPLERS[family]
 
 
