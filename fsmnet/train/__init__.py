@@ -39,10 +39,10 @@ __all__ = ["NO_NETWORK_FORM", "TrainConfig", "TrainedNetwork", "train_network"]
 
 # The documented submodules, reachable as ``fsmnet.train.NAME`` on first access (most
 # import torch, which ``import fsmnet.train`` does not).
-_SUBMODULES = ("cascade_parts", "convert", "copying", "data", "fp_iteration", "fp_training",
-               "loop", "lstm",
-               "module_base", "modules_block", "modules_linear", "modules_minmax", "relax",
-               "report", "scan", "snap", "token_deltanet", "until_proved")
+_SUBMODULES = ("benchmark_words", "cascade_parts", "convert", "copying", "data",
+               "fp_iteration", "fp_training", "loop", "lstm", "module_base",
+               "modules_block", "modules_linear", "modules_minmax", "relax", "report",
+               "scan", "snap", "token_deltanet", "until_proved")
 
 
 def __dir__() -> list[str]:
