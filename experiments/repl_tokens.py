@@ -337,8 +337,8 @@ def main(argv: list[str] | None = None) -> None:
     readers = window_readers(args, sorted({s for _, s, _ in runs}))
     print(f"\n| spacing | window reader, {10 * args.lines} lines: "
           + " | ".join(f"{w} lines" for w in WINDOWS) + " |\n|" + "---|" * (1 + len(WINDOWS)))
-    for spacing, accs in readers.items():
-        print(f"| {spacing} | " + " | ".join(f"{a:.3f}" for a in accs.values()) + " |")
+    for gap, accs in readers.items():
+        print(f"| {gap} | " + " | ".join(f"{a:.3f}" for a in accs.values()) + " |")
     if not args.quick:  # a smoke test leaves the recorded runs alone
         path = record(results, readers, args.name)
         print(f"\nrecorded in {os.path.relpath(path)}", file=sys.stderr)
