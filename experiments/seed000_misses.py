@@ -17,6 +17,8 @@ measures, on the table's own 64 evaluation words of length 500:
 * **longer**: with ``--longer K``, the same protocol with K times the steps.
 * **wider**: with ``--wider H``, the cells whose cause is still "length decay" again
   at hidden size H (no other cell is retrained).
+* **seeds**: with ``--seeds N``, the cells still "length decay" or "not explained" with
+  seeds 0..N−1, the figure of each (``--only`` limits the tasks).
 
 Each cell then gets the first cause of ``CAUSES`` whose test holds, or "not explained".
 
@@ -24,6 +26,7 @@ Each cell then gets the first cause of ``CAUSES`` whose test holds, or "not expl
     python experiments/seed000_misses.py --only modarith:50   # its 3 cells, minutes each
     python experiments/seed000_misses.py --reuse    # classify the saved rows again
     python experiments/seed000_misses.py --wider 128    # the length-decay cells, wider
+    python experiments/seed000_misses.py --seeds 6 --only modadd:10    # and other seeds
 """
 
 from __future__ import annotations
@@ -68,6 +71,7 @@ class Measured:
     factor: int = 1  # the steps of ``longer``'s run, in multiples of the table's
     wider: float | None = None
     wider_hidden: int = 0
+    seeds: list[float] | None = None  # seeds 0, 1, ... of the same cell
 
 
 def _eval_words(automaton: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -114,6 +118,10 @@ CAUSES: list[tuple[str, Callable[[Measured], bool], str]] = [
     ("width", lambda m: m.norm < m.paper and m.wider is not None
      and (m.wider >= m.norm + 0.05 or abs(round(m.wider, 2) - m.paper) <= 0.05),
      "the same protocol at a larger hidden size moves it toward the paper or into its band"),
+    ("seed spread", lambda m: m.seeds is not None
+     and min(m.seeds) - 0.05 <= m.paper <= max(m.seeds) + 0.05,
+     "other seeds of the same cell reach the paper's figure: seed 0 is one draw of a wide "
+     "spread"),
     ("class cannot", lambda m: m.verdict == "✗" and m.late <= 0.02,
      "fsmnet proves no network of this class follows the task, and it is at chance by "
      "position 451"),
@@ -183,6 +191,9 @@ def main() -> None:
     parser.add_argument("--wider", type=int, default=0, metavar="H",
                         help="retrain only the cells whose cause is 'length decay', at "
                              "hidden size H (the other rows are kept)")
+    parser.add_argument("--seeds", type=int, default=0, metavar="N",
+                        help="retrain only the cells still 'length decay' or 'not "
+                             "explained' with seeds 0..N-1 (the other rows are kept)")
     parser.add_argument("--reuse", action="store_true",
                         help="classify the rows of the last run's JSON again, no training")
     parser.add_argument("--skip", default="",
@@ -196,7 +207,19 @@ def main() -> None:
     # Rows of earlier runs are kept and the cells measured now replace theirs, so a
     # slow task (modarith:50) can be measured in a run of its own.
     earlier = {(m.spec, m.arch): m for m in _earlier()}
-    if args.wider:
+    if args.seeds:
+        for record in misses((), tuple(s for s in args.only.split(",") if s)):
+            key = record["key"]
+            m = earlier.get((key["spec"], key["row"]))
+            if m is None or cause(m) not in ("length decay", "not explained"):
+                continue
+            automaton = task_automaton(key["spec"])
+            figures = [m.norm] + [windows(retrain({**key, "seed": seed}), automaton)[0]
+                                  for seed in range(1, args.seeds)]
+            earlier[(m.spec, m.arch)] = replace(m, seeds=figures)
+            print(f"{m.spec} {m.arch}: seeds " + ", ".join(f"{f:.2f}" for f in figures),
+                  flush=True)
+    elif args.wider:
         for record in misses(()):
             key = record["key"]
             m = earlier.get((key["spec"], key["row"]))
@@ -219,13 +242,14 @@ def main() -> None:
             print(f"{m.spec} {m.arch}: {cause(m)}", flush=True)
     rows = sorted(earlier.values(), key=lambda m: (m.spec, m.arch))
     lines = ["| task | model | fsmnet | paper | majority | 1–50 | 451–500 | "
-             "more steps | wider | verdict | cause |", "|---" * 11 + "|"]
+             "more steps | wider | seeds | verdict | cause |", "|---" * 12 + "|"]
     for m in rows:
         more = "—" if m.longer is None else f"{m.longer:.2f} ({m.factor}×)"
         wider = "—" if m.wider is None else f"{m.wider:.2f} (H = {m.wider_hidden})"
+        seeds = "—" if m.seeds is None else ", ".join(f"{f:.2f}" for f in m.seeds)
         lines.append(f"| {m.spec} | {m.arch} | {m.norm:.2f} | {m.paper:.2f} "
                      f"| {m.majority:.2f} | {m.early:.2f} | {m.late:.2f} | {more} | {wider} "
-                     f"| {m.verdict} | {cause(m)} |")
+                     f"| {seeds} | {m.verdict} | {cause(m)} |")
     lines += ["", "causes: " + "; ".join(f"*{n}*: {why}" for n, _, why in CAUSES)]
     table = "\n".join(lines)
     print(table)
