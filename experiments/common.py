@@ -54,7 +54,8 @@ def run_cell(spec: str, arch: str, seed: int, *, hidden: int, steps: int, lr: fl
              options: dict[str, Any] | None = None, certify: bool = False,
              table: str = "table", protocol: Protocol | None = None,
              lengths: tuple[int, int] = (2, 10),
-             net_folder: str | None = None, long_length: int = 0) -> dict[str, Any]:
+             net_folder: str | None = None, long_length: int = 0,
+             device: str = "cpu") -> dict[str, Any]:
     """Train once (or once per learning rate of ``protocol``, keeping the checkpoint
     with the best validation accuracy); accuracy at length 10 and ``eval_length``
     (per position, the empty prefix excluded), normalized so that 0 is chance over
@@ -66,7 +67,7 @@ def run_cell(spec: str, arch: str, seed: int, *, hidden: int, steps: int, lr: fl
     protocol = protocol or Protocol(lrs=(lr,))
     result, record = train_selected(spec, arch, seed, hidden=hidden, steps=steps,
                                     protocol=protocol, batch=batch, options=options,
-                                    lengths=lengths)
+                                    lengths=lengths, device=device)
     n_labels = len(result.automaton.labels)
     acc10 = accuracy(result.module, result.automaton, 10, words=eval_words)
     acc = accuracy(result.module, result.automaton, eval_length, words=eval_words)
@@ -75,6 +76,8 @@ def run_cell(spec: str, arch: str, seed: int, *, hidden: int, steps: int, lr: fl
             "seconds": round(result.seconds, 2),
             "acc10": acc10, f"acc{eval_length}": acc, "acc": acc, "eval_length": eval_length,
             "norm10": normalized(acc10, n_labels), "norm": normalized(acc, n_labels)}
+    if device != "cpu":
+        cell["device"] = device
     if long_length:
         cell.update(long_length=long_length,
                     acc_long=accuracy(result.module, result.automaton, long_length, words=1))
@@ -186,9 +189,11 @@ def _record_key(job: dict[str, Any], protocol: Protocol) -> dict[str, Any]:
            "hidden": run["hidden"], "steps": run["steps"], "protocol": protocol.key(),
            "lengths": run["lengths"], "eval_length": run["eval_length"],
            "certify": run["certify"]}
+    # Only where set, so that the records written before they existed still match.
     if run["long_length"]:
-        # Only where set, so that the records written before it existed still match.
         key["long_length"] = run["long_length"]
+    if run["device"] != "cpu":
+        key["device"] = run["device"]
     return json.loads(json.dumps(key))  # tuples as lists, as read back from a record
 
 
@@ -251,6 +256,7 @@ def run_grid(tasks: Sequence[str], rows: Sequence[tuple[str, dict[str, Any]]],
                        "lengths": tuple(getattr(args, "lengths", (2, 10))),
                        "eval_length": getattr(args, "eval_length", 500),
                        "long_length": getattr(args, "long_length", 0),
+                       "device": getattr(args, "device", "cpu"),
                        "net_folder": None if out is None else os.path.join(out, "nets")}
                 job: dict[str, Any] = {"run": run, "row": row_name(arch, options),
                                        "record": None, "key": None}

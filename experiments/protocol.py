@@ -122,8 +122,11 @@ def _run_validated(automaton: Any, config: TrainConfig, module: Any, protocol: P
             raise _Stop
         if done % protocol.validate_every and done != config.steps and not first_zero:
             return
+        # On the device train() moved the module to (the same words: their draw is
+        # on the CPU's numpy generator either way).
         val = accuracy(module, automaton, protocol.validate_length,
-                       words=protocol.validate_words, seed=protocol.validate_seed)
+                       words=protocol.validate_words, seed=protocol.validate_seed,
+                       device=config.device)
         checkpoints.append({"lr": config.lr, "step": done, "val": val, "loss": loss})
         key = (val, done, -index)
         if not best or key > best["key"]:
@@ -155,13 +158,15 @@ def _run_validated(automaton: Any, config: TrainConfig, module: Any, protocol: P
 def train_selected(spec: Any, arch: str, seed: int, *, hidden: int, steps: int,
                    protocol: Protocol, batch: int = 64,
                    options: dict[str, Any] | None = None, start: Any = None,
-                   lengths: tuple[int, int] = (2, 10)) -> tuple[TrainResult, dict[str, Any]]:
+                   lengths: tuple[int, int] = (2, 10),
+                   device: str = "cpu") -> tuple[TrainResult, dict[str, Any]]:
     """One cell under ``protocol``: the trained result (its module holding the selected
     checkpoint's weights) and the record: every checkpoint ``{lr, step, val, loss}``
     in the order scored, the ``selected`` one, and per learning rate where and why
     it stopped.  Without validation this is exactly ``train`` at ``protocol.lrs[0]``
     (the same bytes).  ``start``: a module to train on from (a copy for every
-    learning rate) instead of a fresh one."""
+    learning rate) instead of a fresh one.  ``device``: where torch trains (``"cuda"``
+    uses the training loop's GPU paths); the returned module is on the CPU."""
     import copy
 
     import torch
@@ -182,7 +187,7 @@ def train_selected(spec: Any, arch: str, seed: int, *, hidden: int, steps: int,
     if not protocol.selects:
         config = TrainConfig(arch=arch, hidden=hidden, lengths=lengths, steps=steps,
                              batch=batch, lr=protocol.lrs[0], seed=seed, threads=1,
-                             options=options, **protocol.recipe())
+                             options=options, device=device, **protocol.recipe())
         result = train(automaton, config, module=None if start is None else fresh())
         return result, {"selected": {"lr": protocol.lrs[0], "step": len(result.losses)},
                         "checkpoints": [], "stopped": {}}
@@ -192,7 +197,7 @@ def train_selected(spec: Any, arch: str, seed: int, *, hidden: int, steps: int,
     for index, lr in enumerate(protocol.lrs):
         config = TrainConfig(arch=arch, hidden=hidden, lengths=lengths, steps=steps,
                              batch=batch, lr=lr, seed=seed, threads=1, options=options,
-                             **protocol.recipe())
+                             device=device, **protocol.recipe())
         stopped[f"{lr:g}"] = _run_validated(automaton, config, fresh(), protocol, index,
                                             checkpoints, best)
         if stopped[f"{lr:g}"]["why"] == PERFECT:
@@ -281,6 +286,10 @@ def arguments(*, steps: int, hidden: int, paper: dict[str, Any] | None = None,
                         help="training word lengths (default 2-10)")
     parser.add_argument("--eval-length", type=int, default=500, metavar="N",
                         help="test length of the table's figure (default 500)")
+    parser.add_argument("--device", choices=("cpu", "cuda", "auto"), default="cpu",
+                        help="where torch trains: cuda uses the training loop's GPU paths, "
+                             "auto picks cuda where torch sees a device (default cpu; a "
+                             "cell's figures can differ in the last digits between them)")
     parser.add_argument("--long-length", type=int, default=0, metavar="N",
                         help="also the accuracy on one random word of length N, e.g. "
                              "1000000 (default: none)")
@@ -315,4 +324,10 @@ def arguments(*, steps: int, hidden: int, paper: dict[str, Any] | None = None,
             if key not in given:
                 setattr(args, key, value)
     protocol_of(args)  # refuse a bad combination before any training
+    if args.device != "cpu":
+        import torch
+
+        if args.device == "cuda" and not torch.cuda.is_available():
+            parser.error("--device cuda: this torch build has no usable CUDA device")
+        args.device = "cuda" if torch.cuda.is_available() else "cpu"
     return args

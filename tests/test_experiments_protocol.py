@@ -142,6 +142,29 @@ def test_several_learning_rates_need_validation():
         common.Protocol(lrs=(0.0,))
 
 
+def test_device_option_resolves_auto_and_refuses_a_missing_cuda(monkeypatch, capsys):
+    """--device auto is cuda exactly where torch sees a device; --device cuda without
+    one is refused before any training (argparse's exit 2 and one line naming it)."""
+    args = common.arguments(steps=10, hidden=4, argv=[])
+    assert args.device == "cpu"
+    for present in (False, True):
+        monkeypatch.setattr(torch.cuda, "is_available", lambda present=present: present)
+        args = common.arguments(steps=10, hidden=4, argv=["--device", "auto"])
+        assert args.device == ("cuda" if present else "cpu")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(SystemExit) as stop:
+        common.arguments(steps=10, hidden=4, argv=["--device", "cuda"])
+    assert stop.value.code == 2 and "no usable CUDA device" in capsys.readouterr().err
+
+
+def test_device_cpu_given_explicitly_is_the_default_run_byte_for_byte(selected):
+    again = common.train_selected(TINY["spec"], TINY["arch"], TINY["seed"],
+                                  hidden=TINY["hidden"], steps=TINY["steps"],
+                                  protocol=SELECT, device="cpu")
+    assert again[1] == selected[1]  # the same checkpoints, validations and selection
+    assert again[0].losses == selected[0].losses
+
+
 def test_paper_preset_fills_defaults_and_explicit_options_win():
     paper = {"steps": 100000, "lrs": (0.01, 0.001), "validate_every": 1000}
     args = common.arguments(steps=1000, hidden=16, paper=paper, argv=["--paper"])
