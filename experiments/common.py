@@ -94,6 +94,19 @@ def run_cell(spec: str, arch: str, seed: int, *, hidden: int, steps: int, lr: fl
     return cell
 
 
+def majority_accuracy(spec: Any, length: int = 500) -> float:
+    """Accuracy of always answering the most frequent label, on the words that
+    :func:`run_cell` scores at ``length`` (``accuracy``'s first batch of 64)."""
+    import numpy as np
+
+    from fsmnet.train.data import batch
+
+    a = task_automaton(spec)
+    _, y = batch(a, np.random.default_rng(1234), 64, length)
+    counts = np.bincount(y[:, 1:].ravel(), minlength=len(a.labels))
+    return float(counts.max() / counts.sum())
+
+
 def row_name(arch: str, options: dict[str, Any]) -> str:
     """A table row's key: the architecture and its options (``deltaproduct,n_h=2``)."""
     return arch + "".join(f",{k}={v}" for k, v in options.items())

@@ -49,6 +49,7 @@ from common import (  # noqa: E402
     arguments,
     certified_details,
     certified_summary,
+    majority_accuracy,
     protocol_of,
     row_name,
     run_grid,
@@ -56,15 +57,14 @@ from common import (  # noqa: E402
     verdict,
 )
 
-from fsmnet.train.data import batch, task_automaton  # noqa: E402
-
 TASKS = [("latch:4", "Latching(4)"), ("sequences:2", "Sequences(2), 2 tracks"),
          ("induction:4", "InductionHeads(4)")]
 PAPER_TASKS = ([(f"latch:{2 * n}", f"Latching({2 * n})") for n in range(2, 10)]
                + [(f"sequences:{n}", f"Sequences({n}), 2 tracks") for n in (2, 3, 4, 8, 16)]
                + [(f"induction:{m}", f"InductionHeads({m})") for m in (16, 30)])
 PAPER_PARTS = {"controller": "mlp", "window": 4, "output_gate": True, "init": "asymmetric"}
-ROWS = [("minmax-cascade", {}, "MinMax cascade (gated, lag)"),
+ROWS: list[tuple[str, dict[str, Any], str]] = [
+        ("minmax-cascade", {}, "MinMax cascade (gated, lag)"),
         ("minmax-cascade", PAPER_PARTS,
          "MinMax cascade (MLP controllers, window 4, output gate, asymmetric init)"),
         ("minmax-cascade", {"order": "same-time"}, "MinMax cascade (gated, same-time)"),
@@ -89,14 +89,6 @@ def paper_figure(spec: str) -> str:
     if family == "induction":
         return PAPER.get(spec, "— (published: M = 16, 30)")
     return PAPER.get(family, "—")
-
-
-def majority(spec: str, length: int = 500) -> float:
-    """Accuracy of always answering the most frequent label, on the evaluation words."""
-    a = task_automaton(spec)
-    _, y = batch(a, np.random.default_rng(1234), 64, length)
-    counts = np.bincount(y[:, 1:].ravel(), minlength=len(a.labels))
-    return float(counts.max() / counts.sum())
 
 
 def _choices(parser: argparse.ArgumentParser) -> None:
@@ -162,7 +154,8 @@ def main() -> None:
                 far = f" · {np.mean(longs):.3f} ({min(longs):.3f}–{max(longs):.3f})"
             row.append(f"{np.mean(accs):.3f} ({min(accs):.3f}–{max(accs):.3f}){far}{cert}")
         proved = ", ".join(verdict(spec, a) for a in VERDICT_ARCHS)
-        lines.append(f"| {name} | {paper_figure(spec)} | {majority(spec, args.eval_length):.3f} | "
+        chance = majority_accuracy(spec, args.eval_length)
+        lines.append(f"| {name} | {paper_figure(spec)} | {chance:.3f} | "
                      + " | ".join(row) + f" | {proved} |")
     if args.certify:
         lines += ["", certified_details(cells)]

@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, "experiments")
-from common import RESULTS, save, verdict  # noqa: E402
+from common import RESULTS, majority_accuracy, save, verdict  # noqa: E402
 from protocol import Protocol, train_selected  # noqa: E402
 from seed000_table import PAPER, within  # noqa: E402
 
@@ -81,9 +81,7 @@ def _eval_words(automaton: Any) -> tuple[np.ndarray, np.ndarray]:
 
 def majority_score(automaton: Any) -> float:
     """Normalized score of the constant predictor of the most frequent label."""
-    _, labels = _eval_words(automaton)
-    counts = np.bincount(labels[:, 1:].ravel(), minlength=len(automaton.labels))
-    return normalized(counts.max() / labels[:, 1:].size, len(automaton.labels))
+    return normalized(majority_accuracy(automaton, EVAL_LENGTH), len(automaton.labels))
 
 
 def windows(module: Any, automaton: Any) -> tuple[float, float, float]:
