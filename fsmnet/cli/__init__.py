@@ -97,10 +97,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_BAD_INPUT
     from fsmnet.cli.common import LOG, logging_for
+    from fsmnet.interrupts import ctrl_c_latch, is_disguised_interrupt
 
     with logging_for(args):  # diagnostics through logging (-v/-q); results on stdout
         try:
-            return int(args.handler(args))
+            with ctrl_c_latch():  # a Ctrl-C that compiled code drops is raised later
+                return int(args.handler(args))
         except FsmnetError as exc:
             LOG.error("%s", exc)
             return EXIT_BAD_INPUT
@@ -113,17 +115,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             LOG.error("interrupted")
             return EXIT_INTERRUPTED
         except Exception as exc:  # a bug of ours must not read as a verdict
-            if _interrupted(exc):
+            if is_disguised_interrupt(exc):
                 LOG.error("interrupted")
                 return EXIT_INTERRUPTED
             return _internal_error(exc)
-
-
-def _interrupted(exc: BaseException) -> bool:
-    """Whether ``exc`` is a Ctrl-C in disguise: a KeyboardInterrupt raised where a
-    compiled kernel's caller (Numba's dispatcher) reports it as a SystemError."""
-    return isinstance(exc, SystemError) and isinstance(exc.__cause__ or exc.__context__,
-                                                       KeyboardInterrupt)
 
 
 def _internal_error(exc: Exception) -> int:

@@ -8,19 +8,20 @@ evaluated in slices timed to take about :data:`SLICE_SECONDS`, and a
 :class:`KeyboardInterrupt` raised between them propagates.  The slicing never
 changes a result: the word is drawn piece by piece as before, and every CPU path
 carries its state from slice to slice exactly (automata and tables are exact, the
-mat-vec and the float32 step are sequential).
+mat-vec and the float32 step are sequential).  A Ctrl-C during the warm-up's JIT
+compile, which LLVM's callbacks would drop, is kept by :mod:`fsmnet.interrupts`.
 """
 
 from __future__ import annotations
 
+import logging
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
 
 import numpy as np
 
 from fsmnet.automata import load
+from fsmnet.interrupts import ctrl_c_latch, interruptible
 from fsmnet.nets import load_network
 from fsmnet.nets.alignment import align_alphabet, label_map
 from fsmnet.types import Backend
@@ -32,23 +33,7 @@ SLICE_SECONDS = 0.2
 # (fsmnet.gpu.common.MIN_PARALLEL).
 FIRST_SLICE = 1 << 16
 
-T = TypeVar("T")
-
-
-def interruptible(call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """``call(*args, **kwargs)``, with a Ctrl-C that arrived inside a Numba kernel
-    raised as :class:`KeyboardInterrupt`.
-
-    Numba's dispatcher runs a little Python after a kernel returns; a pending
-    SIGINT is raised there, and the dispatcher reports it as a ``SystemError``
-    ("returned a result with an exception set") caused by the KeyboardInterrupt.
-    """
-    try:
-        return call(*args, **kwargs)
-    except SystemError as exc:
-        if isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt):
-            raise KeyboardInterrupt from None
-        raise
+LOG = logging.getLogger(__name__)
 
 
 class _Slices:
@@ -101,6 +86,15 @@ def run_checked(spec: str, *, length: int, net_path: str | None = None,
     a Ctrl-C (:class:`KeyboardInterrupt`) stops the run within about that long;
     the result does not depend on the slicing.
     """
+    with ctrl_c_latch():
+        return _run_checked(spec, length=length, net_path=net_path, arch=arch,
+                            backend=backend, seed=seed, piece=piece, progress=progress,
+                            float32=float32)
+
+
+def _run_checked(spec: str, *, length: int, net_path: str | None, arch: str | None,
+                 backend: Backend, seed: int, piece: int, progress: bool, float32: bool
+                 ) -> RunResult:
     from fsmnet.constructions import compile_automaton
     from fsmnet.gpu.engine import evaluate, pick_backend
 
@@ -122,6 +116,7 @@ def run_checked(spec: str, *, length: int, net_path: str | None = None,
     # Warm up first (imports, JIT caches, device kernels, tables) on a word of the same
     # size class, so that the seconds reported measure the run and not the start-up.
     warm = np.zeros(min(length, piece, 1 << 17), dtype=dtype)
+    warm_begin = time.perf_counter()
     interruptible(evaluate, automaton, warm, backend=backend,
                   outputs="last" if net is None else "all")
     runner = None
@@ -141,6 +136,8 @@ def run_checked(spec: str, *, length: int, net_path: str | None = None,
     # there, and a parallel scan of floats may round differently at other boundaries.
     whole = net is not None and runner is None and pick_backend(backend) not in ("numba",
                                                                                  "numpy")
+    LOG.debug("warmed up in %.1f s (compiles, tables); scanning",
+              time.perf_counter() - warm_begin)
     slices = _Slices(piece)
     rng = np.random.default_rng(seed)
     q, h = automaton.initial, None
