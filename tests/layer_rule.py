@@ -20,7 +20,7 @@ from dataclasses import dataclass
 # package of a strictly lower rank.  Equal ranks are peers and may not import
 # each other (that is what keeps, e.g., the proofs independent of the scan engine).
 RANKS: dict[str, int] = {
-    "errors": 0, "types": 0, "version": 0, "plugins": 0,
+    "errors": 0, "types": 0, "version": 0, "plugins": 0, "interrupts": 0,
     "io": 1,  # fsmnet.io imports fsmnet.errors, so it sits just above it
     "archs": 1,
     "automata": 2,
