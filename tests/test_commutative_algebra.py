@@ -155,8 +155,9 @@ def test_count_table_refuses_more_types_than_its_limit(monkeypatch: pytest.Monke
     assert types > commutative.COUNT_TYPE_LIMIT
     with pytest.raises(commutative.CountTableTooLarge, match=f"{types} count types"):
         count_table(task_automaton("modadd:10"))
+    # The construction goes through the group's characters instead (test_group_characters).
     (result,) = expressivity("modadd:10", ["bilinear-r2"])
-    assert result.verdict == "unknown" and "size limit" in result.reason
+    assert result.verdict == "possible"
     mod5 = task_automaton("modadd:5")
     monkeypatch.setattr(commutative, "COUNT_TYPE_LIMIT", 5 ** 4)
     assert count_table(mod5).table.size == 5 ** 4

@@ -180,6 +180,29 @@ the commutative construction: modular addition m = 10 has 1·10·5·10·5·2·5�
 12,500,000 types, hours of work where the limit's million take seconds."""
 
 
+def _letters(m: Automaton) -> tuple[LetterCount, ...]:
+    return tuple(LetterCount(symbol=s, threshold=tp[0], period=tp[1])
+                 for s, tp in zip(m.symbols, (index_and_period(row) for row in m.delta),
+                                  strict=True))
+
+
+def letter_counts(automaton: Automaton) -> tuple[LetterCount, ...]:
+    """Every letter's threshold and period on the minimal automaton, without the
+    table (which has Π_a (t_a + p_a) entries).
+
+    Raises
+    ------
+    SpecError
+        For a semiautomaton.
+    """
+    return _letters(_require_machine(automaton))
+
+
+def count_types(letters: Sequence[LetterCount]) -> int:
+    """How many count types the letters make: Π_a (t_a + p_a)."""
+    return math.prod(c.n_classes for c in letters)
+
+
 def count_table(automaton: Automaton) -> CountTable:
     """Thresholds, periods and the output of every count type of a commutative language.
 
@@ -199,11 +222,9 @@ def count_table(automaton: Automaton) -> CountTable:
             f"{format_word(witness.word_ba)!r} lead to different outputs",
             source=automaton.name or "<automaton>", field="transitions",
             value=(witness.output_ab, witness.output_ba))
-    letters = tuple(LetterCount(symbol=s, threshold=tp[0], period=tp[1])
-                    for s, tp in zip(m.symbols, (index_and_period(row) for row in m.delta),
-                                     strict=True))
+    letters = _letters(m)
     shape = tuple(c.n_classes for c in letters)
-    types = math.prod(shape)
+    types = count_types(letters)
     if types > COUNT_TYPE_LIMIT:
         raise CountTableTooLarge(
             f"{automaton.name or '<automaton>'}: {types} count types (the product of "
@@ -237,7 +258,9 @@ __all__ = [
     "LetterCount",
     "commutation_witness",
     "count_table",
+    "count_types",
     "format_word",
     "index_and_period",
     "is_commutative",
+    "letter_counts",
 ]

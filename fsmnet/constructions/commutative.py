@@ -16,6 +16,11 @@ class gets ≥ Π_(i=1..t)(1 − μ^i).  The score of label l is
 whose monomials Π_a X_a^(i_a) Z_a^(j_a) are the channels (transition
 μ^(i_a) ζ^(j_a) on letter a, initial value 1) and whose coefficients are the
 readout.  Conjugate monomials share one channel (the score is real).
+
+The count types number Π_a (t_a + p_a).  For a group language (every t_a = 0) past
+:data:`~fsmnet.algebra.commutative.COUNT_TYPE_LIMIT`, the channels are the group's
+characters instead (:mod:`fsmnet.constructions.group_characters`): |G| of them, in
+the same exact header.  ``_STRATEGIES`` is that choice.
 """
 
 from __future__ import annotations
@@ -27,8 +32,19 @@ from typing import Any
 
 import numpy as np
 
-from fsmnet.algebra.commutative import CountTable, commutation_witness, count_table, format_word
+from fsmnet.algebra import commutative as count_algebra
+from fsmnet.algebra.commutative import (
+    CountTable,
+    CountTableTooLarge,
+    LetterCount,
+    commutation_witness,
+    count_table,
+    count_types,
+    format_word,
+    letter_counts,
+)
 from fsmnet.automata import Automaton
+from fsmnet.constructions.group_characters import character_polynomials
 from fsmnet.errors import NotExpressible, SpecError
 from fsmnet.nets import Network
 from fsmnet.nets.cyclotomic import cyclotomic_field
@@ -38,6 +54,7 @@ from fsmnet.nets.diagonal import POSITIVE_DIAG, R2, REAL_DIAG
 # rational coefficient q and coefficient ζ_N-exponent kc: q·ζ_N^kc · X^i Z^(kt).
 Term = tuple[int, int, Fraction, int]
 Mono = tuple[tuple[int, int], ...]
+Polys = dict[Mono, dict[tuple[int, int], Fraction]]
 
 _SEMANTICS = {"bilinear-r2": R2, "bilinear-real-diag": REAL_DIAG,
               "bilinear-positive-diag": POSITIVE_DIAG}
@@ -76,16 +93,16 @@ def compile_positive_diag(automaton: Automaton, *,
 
 
 # ------------------------------------------------------------------ checks
-def _expressible(automaton: Automaton, arch: str) -> CountTable:
+def _expressible(automaton: Automaton, arch: str) -> tuple[LetterCount, ...]:
     witness = commutation_witness(automaton)
     if witness is not None:
         raise NotExpressible(
             f"{arch} needs a commutative language: {format_word(witness.word_ab)!r} and "
             f"{format_word(witness.word_ba)!r} lead to different outputs "
             f"({witness.output_ab!r} vs {witness.output_ba!r})")
-    table = count_table(automaton)
+    letters = letter_counts(automaton)
     limit = {"bilinear-real-diag": 2, "bilinear-positive-diag": 1}.get(arch)
-    for c in table.letters:
+    for c in letters:
         if limit is not None and c.period > limit:
             what = ("real diagonal entries give only the roots of unity ±1" if limit == 2
                     else "positive entries cannot oscillate")
@@ -93,22 +110,22 @@ def _expressible(automaton: Automaton, arch: str) -> CountTable:
             raise NotExpressible(
                 f"{arch} needs every letter period {need} ({what}): letter "
                 f"{c.symbol!r} has period {c.period} (its count matters modulo {c.period})")
-    return table
+    return letters
 
 
-def proof_product(table: CountTable, mu: Fraction) -> Fraction:
+def proof_product(letters: tuple[LetterCount, ...], mu: Fraction) -> Fraction:
     """Π_a Π_(i=1..t_a) (1 − μ^i): the least weight of a true count type."""
     out = Fraction(1)
-    for c in table.letters:
+    for c in letters:
         for i in range(1, c.threshold + 1):
             out *= 1 - mu**i
     return out
 
 
-def _choose_mu(table: CountTable, mu: Fraction | str | int | None) -> Fraction:
+def _choose_mu(letters: tuple[LetterCount, ...], mu: Fraction | str | int | None) -> Fraction:
     if mu is None:
         s = 1
-        while proof_product(table, Fraction(1, 2**s)) < Fraction(2, 3):
+        while proof_product(letters, Fraction(1, 2**s)) < Fraction(2, 3):
             s += 1
         return Fraction(1, 2**s)
     try:
@@ -119,7 +136,7 @@ def _choose_mu(table: CountTable, mu: Fraction | str | int | None) -> Fraction:
     if not 0 < value < 1:
         raise SpecError("mu must lie strictly between 0 and 1", source="<compile>",
                         field="mu", value=str(value))
-    if proof_product(table, value) <= Fraction(1, 2):
+    if proof_product(letters, value) <= Fraction(1, 2):
         raise SpecError("mu too large for the correctness proof: need "
                         "prod_a prod_(i<=t_a) (1 - mu^i) > 1/2 (mu < 1/(2|Sigma|+1) suffices)",
                         source="<compile>", field="mu", value=str(value))
@@ -174,7 +191,7 @@ def class_polynomials(table: CountTable, mu: Fraction,
     return current[()]
 
 
-def channels_and_readout(table: CountTable, mu: Fraction,
+def channels_and_readout(polys: Polys, n_labels: int,
                          n: int) -> tuple[list[Mono], list[list[dict[int, Fraction]]]]:
     """Channels (one per conjugate pair of monomials) and their exact readout.
 
@@ -187,17 +204,17 @@ def channels_and_readout(table: CountTable, mu: Fraction,
     field = cyclotomic_field(n)
     folded: dict[Mono, dict[int, dict[int, Fraction]]] = defaultdict(
         lambda: defaultdict(lambda: defaultdict(Fraction)))
-    for mono, coefs in class_polynomials(table, mu, n).items():
+    for mono, coefs in polys.items():
         conj = tuple((i, (-kt) % n) for i, kt in mono)
         rep = min(mono, conj)
         for (label, kc), v in coefs.items():
             folded[rep][label][kc if rep == mono else (-kc) % n] += v
     channels: list[Mono] = []
-    readout: list[list[dict[int, Fraction]]] = [[] for _ in table.labels]
+    readout: list[list[dict[int, Fraction]]] = [[] for _ in range(n_labels)]
     for mono in sorted(folded):
         self_conj = mono == tuple((i, (-kt) % n) for i, kt in mono)
         row: list[dict[int, Fraction]] = []
-        for label in range(len(table.labels)):
+        for label in range(n_labels):
             z = field.element(dict(folded[mono][label]))
             if self_conj:
                 z = z.real_part()
@@ -209,24 +226,61 @@ def channels_and_readout(table: CountTable, mu: Fraction,
     return channels, readout
 
 
+def _monomials(automaton: Automaton, letters: tuple[LetterCount, ...], mu: Fraction,
+               n: int) -> Polys:
+    return class_polynomials(count_table(automaton), mu, n)
+
+
+def _characters(automaton: Automaton, letters: tuple[LetterCount, ...], mu: Fraction,
+                n: int) -> Polys:
+    return character_polynomials(automaton.minimal(), n)
+
+
+def _few_types(letters: tuple[LetterCount, ...]) -> bool:
+    return count_types(letters) <= count_algebra.COUNT_TYPE_LIMIT
+
+
+def _group(letters: tuple[LetterCount, ...]) -> bool:
+    return all(c.threshold == 0 for c in letters)
+
+
+# The score polynomial's strategies, first that applies: the count types (any
+# commutative language, while the types are few), then the group's characters (a
+# group language, every threshold 0: |G| channels however many types).  Each entry:
+# (name, applies to the letters, polynomial of (automaton, letters, μ, ζ order),
+# the least score of the true label (the others score at most 1 minus it)).
+_STRATEGIES = (
+    ("commutative-monomials", _few_types, _monomials, proof_product),
+    ("group-characters", _group, _characters, lambda letters, mu: Fraction(1)),
+)
+
+
 def _compile(automaton: Automaton, arch: str, mu_option: Any) -> Network:
-    table = _expressible(automaton, arch)
-    mu = _choose_mu(table, mu_option)
-    n = math.lcm(*(c.period for c in table.letters))
-    channels, readout = channels_and_readout(table, mu, n)
+    letters = _expressible(automaton, arch)
+    found = next((entry for entry in _STRATEGIES if entry[1](letters)), None)
+    if found is None:
+        raise CountTableTooLarge(
+            f"{automaton.name or '<automaton>'}: {count_types(letters)} count types "
+            f"exceed the limit of {count_algebra.COUNT_TYPE_LIMIT}, and some letter does "
+            "not permute the states (threshold > 0), so the group's characters do not apply")
+    strategy, _, build, least_score = found
+    mu = _choose_mu(letters, mu_option)
+    n = math.lcm(*(c.period for c in letters))
+    channels, readout = channels_and_readout(build(automaton, letters, mu, n),
+                                             len(automaton.labels), n)
     exact = {"construction": "commutative-monomials", "mu": str(mu), "zeta_order": n,
              "channels": [[[i, kt] for i, kt in ch] for ch in channels],
              "readout": [[{str(e): str(q) for e, q in c.items()} for c in row]
                          for row in readout]}
     # The tensors are the correctly rounded values of the exact header (one rounding
     # of the exact number, decided exactly), which is what a file must hold to load.
-    params = _SEMANTICS[arch].rounded_tensors(exact, len(table.letters), len(table.labels))
+    params = _SEMANTICS[arch].rounded_tensors(exact, len(letters), len(automaton.labels))
     k = len(channels)
     params["h0"] = np.tile([1.0, 0.0], k) if arch == "bilinear-r2" else np.ones(k)
-    options = {"construction": "commutative-monomials", "mu": str(mu),
-               "thresholds": [c.threshold for c in table.letters],
-               "periods": [c.period for c in table.letters], "channels": k,
-               "min_true_score": str(proof_product(table, mu))}
+    options = {"construction": strategy, "mu": str(mu),
+               "thresholds": [c.threshold for c in letters],
+               "periods": [c.period for c in letters], "channels": k,
+               "min_true_score": str(least_score(letters, mu))}
     return Network(arch=arch, params=params, symbols=automaton.symbols,
                    labels=automaton.labels, options=options, exact=exact,
                    name=automaton.name)

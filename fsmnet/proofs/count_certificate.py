@@ -51,6 +51,10 @@ from fsmnet.nets.cyclotomic import Cyclotomic, cyclotomic_field
 
 # Bernstein degree elevation stops when a difference needs more coefficients.
 MAX_BERNSTEIN_COEFFS = 4096
+# The most count types the abstraction enumerates, Π_a (N_a + P_a): each builds a score
+# polynomial per label, so a group language of many letters (modular addition m = 10:
+# 12,500,000 types) would run for hours; past the limit the method says "unknown".
+MAX_COUNT_TYPES = 1 << 16
 
 
 @dataclass
@@ -269,6 +273,10 @@ def prove_counts(net: Network, automaton: Automaton, *, z3_timeout_ms: int = 10_
             return CountProof("unknown", f"letter {automaton.symbols[a]!r}: no period makes "
                               "every multiplier a power of one rational base in (0, 1]")
         letters.append(info)
+    n_types = math.prod(L["start"] + L["period"] for L in letters)
+    if n_types > MAX_COUNT_TYPES:
+        return CountProof("unknown", f"{n_types} count types (the product of every letter's "
+                          f"start + period) exceed the limit of {MAX_COUNT_TYPES}")
     to_auto = label_map(net, automaton)
     options = [[("exact", n) for n in range(L["start"])] + [("tail", r)
                                                           for r in range(L["period"])]
