@@ -59,11 +59,13 @@ from fsmnet.train.modules_linear import FixedPointRNN
 Tensor = torch.Tensor
 _EPS = 1e-30
 
-__all__ = ["affine_scan", "contraction", "iterated_accuracy", "iterated_logits",
-           "iterated_states"]
+__all__ = ["affine_scan", "check_module", "contraction", "iterated_accuracy",
+           "iterated_logits", "iterated_states"]
 
 
-def _check(module: Any, iterations: Any) -> None:
+def check_module(module: Any, iterations: Any) -> None:
+    """Refuse, naming the field and value, a module that is not a FixedPointRNN or an
+    iteration count that is not an integer ≥ 0 (shared with :mod:`.fp_training`)."""
     if not isinstance(module, FixedPointRNN):
         raise FsmnetError(f"fp_iteration: field 'module' must be a FixedPointRNN "
                           f"(value: {type(module).__name__})")
@@ -114,7 +116,7 @@ def iterated_states(module: FixedPointRNN, words: Any, iterations: int) -> Tenso
     fixed-point iteration (module docstring), the empty prefix first (h_0 / ‖h_0‖);
     K = 0 is the zero start (zero vectors after h_0, so all logits 0 there).  ``words``:
     (B, T) or (T,) symbol ids."""
-    _check(module, iterations)
+    check_module(module, iterations)
     tokens, _ = token_ids(words, module.n_symbols, module.h0.device)
     batch, length = tokens.shape
     h0 = module.h0
@@ -156,7 +158,7 @@ def iterated_accuracy(module: FixedPointRNN, automaton: Automaton, length: int,
                       iterations: int, *, words: int = 256, seed: int = 1234) -> float:
     """:func:`fsmnet.train.data.accuracy` (the same words for the same ``seed``, the
     empty prefix excluded) of the argmax of :func:`iterated_logits`."""
-    _check(module, iterations)
+    check_module(module, iterations)
 
     def labels(tokens: Tensor) -> Tensor:
         return iterated_logits(module, tokens, iterations).argmax(dim=-1)
@@ -169,7 +171,7 @@ def contraction(module: FixedPointRNN) -> Tensor:
     """Per letter ρ((I − Λ_σ)(I − Q_σ)) (S,), float64 eigenvalues of the float32
     weights (a measurement, not a proof): the iteration converges on every word iff
     every entry is below 1."""
-    _check(module, 0)
+    check_module(module, 0)
     with torch.no_grad():
         _, mix = _letters(module, torch.float64)
         return torch.linalg.eigvals(mix).abs().amax(dim=-1)

@@ -50,7 +50,7 @@ import torch
 from torch import nn
 
 from fsmnet.errors import FsmnetError
-from fsmnet.train.fp_iteration import _check, iterated_logits
+from fsmnet.train.fp_iteration import check_module, iterated_logits
 from fsmnet.train.modules_linear import FixedPointRNN
 
 Tensor = torch.Tensor
@@ -87,7 +87,7 @@ def _mix_norms(module: FixedPointRNN, dtype: torch.dtype) -> Tensor:
 def contraction_bound(module: FixedPointRNN) -> Tensor:
     """Per letter ‖(I − Λ_σ)(I − Q_σ)‖₂ (S,), float64: an upper bound on the
     contraction factor ρ that :func:`~fsmnet.train.fp_iteration.contraction` measures."""
-    _check(module, 0)
+    check_module(module, 0)
     with torch.no_grad():
         return _mix_norms(module, torch.float64)
 
@@ -95,7 +95,7 @@ def contraction_bound(module: FixedPointRNN) -> Tensor:
 def project_contraction(module: FixedPointRNN, radius: float) -> None:
     """In place: scale each I − Q_σ down to spectral norm ≤ ``radius`` (those already
     inside are untouched), so that every ρ(N_σ) < ``radius`` (module docstring)."""
-    _check(module, 0)
+    check_module(module, 0)
     if not 0.0 < radius < 1.0:
         raise FsmnetError(f"fp_training: field 'radius' must be in (0, 1) (value: {radius!r})")
     with torch.no_grad():
@@ -135,7 +135,7 @@ def train_on_batches(module: Any, sample: Sample, config: IteratedConfig,
     Deterministic on the CPU for a fixed seed and thread count (the caller seeds the
     module's initialization).  Returns the per-step losses and the seconds taken."""
     if config.iterations is not None or config.radius is not None:
-        _check(module, 0 if config.iterations is None else config.iterations)
+        check_module(module, 0 if config.iterations is None else config.iterations)
     torch.set_num_threads(max(1, int(config.threads)))
     torch.use_deterministic_algorithms(True)
     rng = np.random.default_rng(config.seed)
