@@ -9,6 +9,7 @@ a finite abelian group (its order); for modular addition, the characters of Z_m
 from __future__ import annotations
 
 import itertools
+import json
 import math
 
 import numpy as np
@@ -138,17 +139,22 @@ def test_a_monoid_past_the_limit_is_still_a_size_limit() -> None:
     assert fsmnet.compile(a, "bilinear-r2").options["construction"] == "commutative-monomials"
 
 
-def test_no_certificate_is_promised_where_the_count_abstraction_would_not_end(tmp_path) -> None:
+def test_the_certificate_lists_the_channel_product_past_the_count_limit(tmp_path) -> None:
     # The irrational rotations of Z_10 leave the product certificate no rational model,
     # and the count certificate would enumerate Π_a (N_a + P_a) = 12,500,000 types
-    # (computed from gcds, as in test_commutative_algebra): the method stops at its limit.
+    # (computed from gcds, as in test_commutative_algebra): that method stops at its
+    # limit, and the channel product (10 pairs: |Z_10|) is listed instead.
+    from fsmnet.proofs.certificate import check_against_network
     from fsmnet.proofs.count_certificate import MAX_COUNT_TYPES
 
     assert math.prod(10 // math.gcd(a, 10) for a in range(10)) > MAX_COUNT_TYPES
     m = task_automaton("modadd:10").minimal()
     net = fsmnet.compile(m, "bilinear-r2")
-    cert = tmp_path / "c.json"
-    result = verify(m, net, certificate=str(cert))
+    path, cert = tmp_path / "net.safetensors", tmp_path / "c.json"
+    net.save(path)
+    result = verify(m, net, certificate=str(cert), network_path=str(path))
     assert result.verdict == "proved"  # the exact product closed
     assert "exceed the limit" in result.details["count_abstraction"]
-    assert "certificate_error" in result.details and not cert.exists()
+    assert "certificate_error" not in result.details
+    summary = check_against_network(json.loads(cert.read_text()), str(path))
+    assert summary.startswith("valid: 10 pairs, 10 channel states")

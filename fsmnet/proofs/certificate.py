@@ -151,6 +151,13 @@ def count_certificate(net: Network, automaton: Automaton, payload: dict[str, Any
     return {**cert, "letters": payload["letters"], "types": payload["types"]}
 
 
+def channel_product_fields(net: Network, automaton: Automaton, model: dict[str, Any],
+                           network_path: str | None) -> dict[str, Any]:
+    """The common fields of a ``channel-product`` certificate
+    (:mod:`fsmnet.proofs.channel_product` adds the states, pairs and transitions)."""
+    return _common(net, automaton, "channel-product", model, network_path)
+
+
 def _exact_tree(obj: Any) -> Any:
     """JSON with every rational string read as a Fraction, for value comparison."""
     if isinstance(obj, dict):
@@ -194,16 +201,12 @@ def file_model(cert: dict[str, Any], network_path: str | Network) -> dict[str, A
     if isinstance(model, dict) and model.get("type") in SPARSE_MODELS:
         return SPARSE_MODELS[model["type"]](net)
     if isinstance(model, dict) and model.get("type") == "diagonal-channels":
-        from fsmnet.proofs.count_certificate import channels, elem_json
+        from fsmnet.proofs.count_certificate import channel_model, channels
 
         form = channels(net)
         if form is None:
             raise FsmnetError(f"a {net.arch} network has no diagonal channels")
-        m, lam, h0, weights = form
-        return {"type": "diagonal-channels", "field_order": m,
-                "multipliers": [[elem_json(x) for x in row] for row in lam],
-                "h0": [elem_json(x) for x in h0],
-                "readout": [[elem_json(x) for x in row] for row in weights]}
+        return channel_model(form)
     if cert.get("method") == "float32-product":
         return float32_model(net)
     return certificate_form(net).model(net)

@@ -252,6 +252,16 @@ def elem_json(x: Cyclotomic) -> dict[str, str]:
     return {str(k): str(c) for k, c in enumerate(x.coeffs) if c}
 
 
+def channel_model(form: tuple[int, list[list[Cyclotomic]], list[Cyclotomic],
+                              list[list[Cyclotomic]]]) -> dict[str, Any]:
+    """The ``diagonal-channels`` model of a certificate, from :func:`channels`."""
+    m, lam, h0, weights = form
+    return {"type": "diagonal-channels", "field_order": m,
+            "multipliers": [[elem_json(x) for x in row] for row in lam],
+            "h0": [elem_json(x) for x in h0],
+            "readout": [[elem_json(x) for x in row] for row in weights]}
+
+
 def prove_counts(net: Network, automaton: Automaton, *, z3_timeout_ms: int = 10_000,
                  use_z3: bool = True) -> CountProof:
     """Count abstraction for a diagonal/R2 network and a minimal, aligned automaton."""
@@ -331,10 +341,7 @@ def prove_counts(net: Network, automaton: Automaton, *, z3_timeout_ms: int = 10_
                               + (" and Z3 could not prove it" if use_z3 else ""))
         types.append({"choice": [list(x) for x in choice], "label": right, "rivals": rivals})
     payload = {
-        "model": {"type": "diagonal-channels", "field_order": m,
-                  "multipliers": [[elem_json(x) for x in row] for row in lam],
-                  "h0": [elem_json(x) for x in h0],
-                  "readout": [[elem_json(x) for x in row] for row in weights]},
+        "model": channel_model(form),
         "letters": [{"start": L["start"], "period": L["period"], "base": str(L["base"]),
                      "exponents": L["exponents"]} for L in letters],
         "types": types,

@@ -233,6 +233,16 @@ def write_product_certificate(net: Network, automaton: Automaton, result: Any,
 
             prove_and_certify(net, automaton, details, certificate=certificate,
                               network_path=network_path)
+        if "certificate" not in details:  # roots of unity: list the channel product
+            from fsmnet.proofs.channel_product import channel_product_certificate
+
+            listed, note = channel_product_certificate(net, automaton,
+                                                       network_path=network_path)
+            details["channel_product"] = note
+            if listed is not None:
+                write_certificate(listed, certificate)
+                details.pop("certificate_error", None)
+                details["certificate"] = certificate
         return
     write_certificate(cert, certificate)
     details["certificate"] = certificate

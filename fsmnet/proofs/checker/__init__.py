@@ -26,7 +26,8 @@ The model types (``network.model.type``) define h0, step and readout:
 * ``minmax-cascade``: see :func:`models._cascade_model` (also used for minmax-scalar).
 
 A ``cascade-components`` certificate proves a product cascade one component
-at a time (:mod:`.components`).
+at a time (:mod:`.components`); a ``channel-product`` one lists a closed product
+of diagonal channels over a cyclotomic field (:mod:`.channel_product`).
 
 Every number is a string read as an exact rational (``"p/q"`` or a decimal);
 MinMax models only select values with max and min.
@@ -59,6 +60,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .belief import check_belief_tracking
+from .channel_product import check_channel_product
 from .components import check_components
 from .cones import check_cones
 from .core import CertificateError, check_network_file
@@ -86,6 +88,7 @@ METHODS: dict[str, tuple[Callable[[dict[str, Any]], str], bool]] = {
     "cone-invariant": (check_cones, True),
     "witness": (check_witness, False),
     "count-abstraction": (check_counts, True),
+    "channel-product": (check_channel_product, True),
     "count-dominance": (check_count_dominance, True),
     "belief-tracking": (check_belief_tracking, True),
     "belief-decay": (check_decay, False),

@@ -155,21 +155,38 @@ def _choices(cc: CountCertificate) -> list[tuple[tuple[str, int], ...]]:
     return expected
 
 
-def parse_counts(cert: dict[str, Any]) -> CountCertificate:
-    automaton = read_automaton(cert["automaton"])
-    labels, model = tuple(cert["network"]["labels"]), cert["network"]["model"]
+@dataclass(frozen=True)
+class Channels:
+    """A ``diagonal-channels`` model, parsed: λ[a][c], h0[c] and w[l][c] in Q(ζ_M)."""
+
+    field: Field
+    multipliers: tuple[tuple[Element, ...], ...]
+    h0: tuple[Element, ...]
+    weights: tuple[tuple[Element, ...], ...]
+
+
+def read_channels(model: Any, n_symbols: int, n_labels: int, method: str) -> Channels:
+    """The channel model of a ``method`` certificate, every size checked."""
     if model.get("type") != "diagonal-channels":
-        raise CertificateError("count-abstraction needs a diagonal-channels model")
+        raise CertificateError(f"{method} needs a diagonal-channels model")
     fld = Field(model["field_order"])
     lam = tuple(tuple(_element(fld, x) for x in row) for row in model["multipliers"])
     h0 = tuple(_element(fld, x) for x in model["h0"])
     weights = tuple(tuple(_element(fld, x) for x in row) for row in model["readout"])
-    if len(lam) != automaton.n_symbols or any(len(row) != len(h0) for row in lam + weights) \
-            or len(weights) != len(labels):
+    if len(lam) != n_symbols or any(len(row) != len(h0) for row in lam + weights) \
+            or len(weights) != n_labels:
         raise CertificateError("channel model sizes do not match")
-    letters = _parse_letters(cert["letters"], lam, fld.rational(Fraction(0)))
-    return CountCertificate(automaton, labels, fld, lam, h0, weights, letters,
-                            _parse_types(cert["types"]))
+    return Channels(fld, lam, h0, weights)
+
+
+def parse_counts(cert: dict[str, Any]) -> CountCertificate:
+    automaton = read_automaton(cert["automaton"])
+    labels = tuple(cert["network"]["labels"])
+    ch = read_channels(cert["network"]["model"], automaton.n_symbols, len(labels),
+                       "count-abstraction")
+    letters = _parse_letters(cert["letters"], ch.multipliers, ch.field.rational(Fraction(0)))
+    return CountCertificate(automaton, labels, ch.field, ch.multipliers, ch.h0, ch.weights,
+                            letters, _parse_types(cert["types"]))
 
 
 def _check_letters(cc: CountCertificate) -> None:

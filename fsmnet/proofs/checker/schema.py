@@ -66,6 +66,7 @@ BELIEF_CLAIM = ("for every word w: P(w) > 0 implies h_w / ||h_w||_1 = belief_w a
                 "readout is the first most likely state; P(w) = 0 implies h_w = 0")
 # The statement each method proves, in words: a certificate may not restate it otherwise.
 CLAIMS = {"exact-product": CLAIM, "cone-invariant": CLAIM, "count-abstraction": CLAIM,
+          "channel-product": CLAIM,
           "box-invariant": CLAIM, "reduced-invariant": CLAIM, "zonotope-invariant": CLAIM,
           "cascade-components": CLAIM, "float32-product": CLAIM,
           "belief-tracking": BELIEF_CLAIM, "count-dominance": CLAIM}
@@ -178,6 +179,8 @@ SCHEMA = Tagged("method", {
                            "inclusions": ("list", Rec({"state": INT, "symbol": INT,
                                                        "generator": INT,
                                                        "multipliers": VEC}))}),
+    "channel-product": Rec({**COMMON, "states": ("list", ("list", ELEMENT)),
+                            "pairs": INT_TABLE, "transitions": INT_TABLE}),
     "count-abstraction": Rec({**COMMON, "letters": ("list", LETTER),
                               "types": ("list", COUNT_TYPE)}),
     "count-dominance": Rec({**COMMON, "letters": ("list", Rec({"start": INT, "period": INT})),
