@@ -39,6 +39,7 @@ from certified import (  # noqa: E402
     verdict,
 )
 from protocol import PERFECT, Protocol, arguments, protocol_of, train_selected  # noqa: E402
+from provenance import provenance  # noqa: E402
 
 from fsmnet.io import write_text  # noqa: E402
 from fsmnet.train.data import accuracy, normalized, task_automaton  # noqa: E402
@@ -240,7 +241,8 @@ def train_job(job: dict[str, Any]) -> dict[str, Any]:
     cell = run_cell(**job["run"])
     cell["row"] = job["row"]
     if job["record"]:
-        _write_json(job["record"], {"key": job["key"], "cell": cell})
+        _write_json(job["record"], {"key": job["key"], "cell": cell,
+                                    "recorded": provenance()})
     return cell
 
 
@@ -324,10 +326,13 @@ def summarize(cells: Sequence[dict[str, Any]]) -> str:
 def save(name: str, payload: Any, out: str | None = None) -> str:
     """Write a table's JSON as ``NAME.json``: in ``out`` (the table's ``--out DIR``,
     beside its cell records) when given, so that runs with other settings do not
-    overwrite the default run's file; else in experiments/results/."""
+    overwrite the default run's file; else in experiments/results/.  A dict payload
+    gets ``recorded``: the date and machine (:func:`provenance.provenance`)."""
     folder = out or RESULTS
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, f"{name}.json")
+    if isinstance(payload, dict):  # every table says where and when it was made
+        payload = {**payload, "recorded": provenance()}
     _write_json(path, payload)
     return path
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import sys
+import time
 
 import pytest
 from experiment_scripts import ROOT, load_script
@@ -144,6 +146,11 @@ def test_a_record_names_its_key(tmp_path, counted):
     assert record["key"]["spec"] == "parity" and record["key"]["seed"] == 1
     assert record["key"]["steps"] == 20 and record["key"]["hidden"] == 4
     assert record["cell"]["row"] == "bilinear-cp"
+    # Where and when (experiments/provenance.py): the machine changes matmul-based rows.
+    recorded = record["recorded"]
+    assert recorded["date"].startswith(time.strftime("%Y-", time.gmtime()))
+    assert recorded["logical_cores"] == os.cpu_count() and recorded["cpu"]
+    assert recorded["torch"] == torch.__version__
 
 
 def test_an_unreadable_record_stops_the_table_with_its_name(tmp_path, counted, capsys):
@@ -213,8 +220,13 @@ def test_a_table_json_goes_beside_its_records_not_over_the_default(tmp_path, mon
     default = tmp_path / "results"
     monkeypatch.setattr(common, "RESULTS", str(default))
     run = tmp_path / "run"
+    def saved(path):  # the payload, without the provenance every table gets
+        data = json.loads(path.read_text())
+        assert set(data.pop("recorded")) >= {"date", "cpu", "torch"}
+        return data
+
     assert common.save("t", {"x": 1}, out=str(run)) == str(run / "t.json")
-    assert json.loads((run / "t.json").read_text()) == {"x": 1}
+    assert saved(run / "t.json") == {"x": 1}
     assert not default.exists()
     assert common.save("t", {"x": 2}) == str(default / "t.json")
-    assert json.loads((run / "t.json").read_text()) == {"x": 1}
+    assert saved(run / "t.json") == {"x": 1}
