@@ -24,7 +24,7 @@ Each cell then gets the first cause of ``CAUSES`` whose test holds, or "not expl
 
     python experiments/seed000_misses.py [--longer 3] [--skip modarith:50]
     python experiments/seed000_misses.py --only modarith:50   # its 3 cells, minutes each
-    python experiments/seed000_misses.py --reuse    # classify the saved rows again
+    python experiments/seed000_misses.py --reuse    # classify the saved rows, verdicts asked again
     python experiments/seed000_misses.py --wider 128    # the length-decay cells, wider
     python experiments/seed000_misses.py --seeds 6 --only modadd:10    # and other seeds
 """
@@ -193,7 +193,8 @@ def main() -> None:
                         help="retrain only the cells still 'length decay' or 'not "
                              "explained' with seeds 0..N-1 (the other rows are kept)")
     parser.add_argument("--reuse", action="store_true",
-                        help="classify the rows of the last run's JSON again, no training")
+                        help="classify the rows of the last run's JSON again and ask fsmnet "
+                             "for each class's verdict again, no training")
     parser.add_argument("--skip", default="",
                         help="comma-separated tasks to leave out (e.g. modarith:50, whose "
                              "cells take minutes)")
@@ -228,7 +229,12 @@ def main() -> None:
             earlier[(m.spec, m.arch)] = replace(m, wider=wide, wider_hidden=args.wider)
             print(f"{m.spec} {m.arch}: {m.norm:.2f} at H = {key['hidden']}, {wide:.2f} at "
                   f"H = {args.wider}", flush=True)
-    elif not args.reuse:
+    elif args.reuse:
+        # The measurements stand; fsmnet's decisions improve, so each class's verdict
+        # is asked again.
+        earlier = {k: m if m.verdict == "—" else replace(m, verdict=verdict(m.spec, m.arch))
+                   for k, m in earlier.items()}
+    else:
         records = misses(tuple(s for s in args.skip.split(",") if s),
                          tuple(s for s in args.only.split(",") if s))
         print(f"{len(records)} missed cells; their recorded training took "
