@@ -26,10 +26,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .core import Automaton, CertificateError, _same_label, read_automaton
+from .core import Automaton, CertificateError, read_automaton
 from .counts import Channels, _element, read_channels
 from .cyclotomic import Element
 from .fields import PRODUCT_WORDS, PairTable, read_pair_table
+from .models import _Model
+from .product import check_pairs
 
 
 @dataclass(frozen=True)
@@ -79,19 +81,8 @@ def _step(ch: Channels, state: tuple[Element, ...], a: int) -> tuple[Element, ..
 def check_channel_product(cert: dict[str, Any]) -> str:
     """Check a channel-product certificate; a one-line summary, or CertificateError."""
     cp = parse_channel_product(cert)
-    delta, outputs, pairs = cp.automaton.delta, cp.automaton.outputs, cp.table.pairs
-    if cp.states[pairs[0][0]] != cp.channels.h0 or pairs[0][1] != cp.automaton.initial:
-        raise CertificateError("pair 0 is not (h0, q0)")
-    for p, ((hi, q), row) in enumerate(zip(pairs, cp.table.transitions)):
-        state = cp.states[hi]
-        got = cp.labels[_label(cp.channels, state)]
-        if not _same_label(got, outputs[q]):
-            raise CertificateError(f"pair {p}: readout gives {got!r}, automaton {outputs[q]!r}")
-        for a, t in enumerate(row):
-            th, tq = pairs[t]
-            if tq != delta[a][q]:
-                raise CertificateError(f"pair {p}, symbol {a}: automaton target differs")
-            if cp.states[th] != _step(cp.channels, state, a):
-                raise CertificateError(f"pair {p}, symbol {a}: network target differs")
-    return (f"valid: {len(pairs)} pairs, {len(cp.states)} channel states over "
-            f"Q(ζ_{cp.channels.field.order}), closed and consistent")
+    ch = cp.channels
+    model = _Model(ch.h0, lambda h, a: _step(ch, h, a), lambda h: _label(ch, h), tuple)
+    check_pairs(cp.automaton, cp.labels, model, cp.states, cp.table)
+    return (f"valid: {len(cp.table.pairs)} pairs, {len(cp.states)} channel states over "
+            f"Q(ζ_{ch.field.order}), closed and consistent")

@@ -37,20 +37,27 @@ def parse_product(cert: dict[str, Any]) -> ProductCertificate:
     return ProductCertificate(auto, labels, model, states, table)
 
 
-def check_product(cert: dict[str, Any]) -> None:
-    """Raise CertificateError unless the exact-product claim holds."""
-    pc = parse_product(cert)
-    delta, outputs, pairs = pc.automaton.delta, pc.automaton.outputs, pc.table.pairs
-    if pc.states[pairs[0][0]] != pc.model.h0 or pairs[0][1] != pc.automaton.initial:
+def check_pairs(automaton: Automaton, labels: tuple[Any, ...], model: _Model,
+                states: tuple[Any, ...], table: PairTable) -> None:
+    """Raise CertificateError unless the listed pairs hold (h0, q0) first, are closed
+    under every symbol by ``model``'s step and the automaton's, and agree on labels."""
+    delta, outputs, pairs = automaton.delta, automaton.outputs, table.pairs
+    if states[pairs[0][0]] != model.h0 or pairs[0][1] != automaton.initial:
         raise CertificateError("pair 0 is not (h0, q0)")
-    for p, ((hi, q), row) in enumerate(zip(pairs, pc.table.transitions)):
-        h = pc.states[hi]
-        got = pc.labels[pc.model.label(h)]
+    for p, ((hi, q), row) in enumerate(zip(pairs, table.transitions)):
+        h = states[hi]
+        got = labels[model.label(h)]
         if not _same_label(got, outputs[q]):
             raise CertificateError(f"pair {p}: readout gives {got!r}, automaton {outputs[q]!r}")
         for a, t in enumerate(row):
             th, tq = pairs[t]
             if tq != delta[a][q]:
                 raise CertificateError(f"pair {p}, symbol {a}: automaton target differs")
-            if pc.states[th] != pc.model.step(h, a):
+            if states[th] != model.step(h, a):
                 raise CertificateError(f"pair {p}, symbol {a}: network target differs")
+
+
+def check_product(cert: dict[str, Any]) -> None:
+    """Raise CertificateError unless the exact-product claim holds."""
+    pc = parse_product(cert)
+    check_pairs(pc.automaton, pc.labels, pc.model, pc.states, pc.table)
