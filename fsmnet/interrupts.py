@@ -22,7 +22,9 @@ is imported.
 
 from __future__ import annotations
 
+import functools
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -63,7 +65,9 @@ def ctrl_c_latch() -> Iterator[None]:
         yield
         return
     _take_press()
+    hook = sys.unraisablehook
     signal.signal(signal.SIGINT, _record_and_raise)
+    sys.unraisablehook = functools.partial(_quiet_about_presses, hook)
     try:
         yield
     except BaseException:
@@ -71,8 +75,18 @@ def ctrl_c_latch() -> Iterator[None]:
         raise
     finally:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        sys.unraisablehook = hook
     if _take_press():
         raise KeyboardInterrupt
+
+
+def _quiet_about_presses(hook: Callable[[Any], None], unraisable: Any) -> None:
+    """``sys.unraisablehook`` inside a latch: a dropped Ctrl-C is recorded, so Python's
+    "Exception ignored" report of it (a traceback on stderr) is not printed; any
+    other unraisable exception goes to ``hook`` as before."""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt) and _pressed:
+        return
+    hook(unraisable)
 
 
 def is_disguised_interrupt(exc: BaseException) -> bool:

@@ -141,3 +141,31 @@ def test_the_command_line_exits_130_for_a_dropped_press(monkeypatch: pytest.Monk
                          capsys)
     assert code == 130 and "interrupted" in err and "internal" not in err
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_recorded_press_prints_no_exception_ignored_report(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Python reports an exception a ctypes callback dropped through sys.unraisablehook
+    # ("Exception ignored on calling ctypes callback function" and a traceback on
+    # stderr).  Inside the latch a dropped Ctrl-C is recorded, not reported; anything
+    # else still reaches the hook that was there.
+    import sys
+
+    reported: list[type[BaseException]] = []
+
+    def hook(unraisable: Any) -> None:
+        reported.append(type(unraisable.exc_value))
+
+    monkeypatch.setattr(sys, "unraisablehook", hook)
+
+    def fails() -> None:
+        raise ValueError("a bug in a callback")
+
+    with pytest.raises(KeyboardInterrupt):
+        with ctrl_c_latch():
+            _press_inside_a_callback()()
+            CALLBACK(fails)()
+    assert reported == [ValueError]
+    assert sys.unraisablehook is hook  # restored on leaving
+    _press_inside_a_callback()()  # outside a latch, the report is made as before
+    assert reported == [ValueError, KeyboardInterrupt]
