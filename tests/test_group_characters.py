@@ -97,6 +97,27 @@ def test_characters_track_every_group_language(a: Automaton, seed: int) -> None:
             assert np.array_equal(net.label_trace(w), want), (net.arch, w)
 
 
+@settings(max_examples=examples(40), deadline=None)
+@given(group_languages())
+def test_characters_and_count_types_give_the_same_channels(a: Automaton) -> None:
+    # A second algorithm: the count-type expansion of docs/constructions.md (types of
+    # the counts, Fourier weights per letter) and the characters must agree on every
+    # channel and every readout coefficient, in canonical form.
+    from fractions import Fraction
+
+    from fsmnet.algebra.commutative import count_table
+    from fsmnet.constructions.commutative import channels_and_readout, class_polynomials
+    from fsmnet.constructions.group_characters import character_polynomials
+
+    m = a.minimal()
+    table = count_table(m)
+    n = math.lcm(*(c.period for c in table.letters))
+    labels = len(m.labels)
+    by_types = channels_and_readout(class_polynomials(table, Fraction(1, 2), n), labels, n)
+    by_characters = channels_and_readout(character_polynomials(m, n), labels, n)
+    assert by_types == by_characters
+
+
 def test_modular_addition_of_ten_compiles_and_is_proved() -> None:
     # Z_10: 10 characters, χ_0 and χ_5 real, four conjugate pairs: 6 channels.  The count
     # types (12,500,000, test_commutative_algebra) are past the limit.

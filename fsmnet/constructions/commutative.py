@@ -17,10 +17,11 @@ whose monomials Π_a X_a^(i_a) Z_a^(j_a) are the channels (transition
 μ^(i_a) ζ^(j_a) on letter a, initial value 1) and whose coefficients are the
 readout.  Conjugate monomials share one channel (the score is real).
 
-The count types number Π_a (t_a + p_a).  For a group language (every t_a = 0) past
-:data:`~fsmnet.algebra.commutative.COUNT_TYPE_LIMIT`, the channels are the group's
-characters instead (:mod:`fsmnet.constructions.group_characters`): |G| of them, in
-the same exact header.  ``_STRATEGIES`` is that choice.
+The count types number Π_a (t_a + p_a).  For a group language (every t_a = 0) the
+channels are built from the group's characters instead
+(:mod:`fsmnet.constructions.group_characters`): the same channels and readout in
+the same exact header, from |G|² work instead of Π_a p_a types.  ``_STRATEGIES``
+is that choice.
 """
 
 from __future__ import annotations
@@ -244,14 +245,15 @@ def _group(letters: tuple[LetterCount, ...]) -> bool:
     return all(c.threshold == 0 for c in letters)
 
 
-# The score polynomial's strategies, first that applies: the count types (any
-# commutative language, while the types are few), then the group's characters (a
-# group language, every threshold 0: |G| channels however many types).  Each entry:
-# (name, applies to the letters, polynomial of (automaton, letters, μ, ζ order),
-# the least score of the true label (the others score at most 1 minus it)).
+# The score polynomial's strategies, first that applies: the group's characters (a
+# group language, every threshold 0: |G| channels, O(|G|^2) work; the count types
+# give the same channels and readout there, after Π_a p_a types of work), then the
+# count types (any commutative language, while they are few).  Each entry: (name,
+# applies to the letters, polynomial of (automaton, letters, μ, ζ order), the least
+# score of the true label (the others score at most 1 minus it)).
 _STRATEGIES = (
-    ("commutative-monomials", _few_types, _monomials, proof_product),
     ("group-characters", _group, _characters, lambda letters, mu: Fraction(1)),
+    ("commutative-monomials", _few_types, _monomials, proof_product),
 )
 
 
