@@ -27,8 +27,8 @@ there).
         --cpu-minutes 2 --rounds 30 --jobs 2 --out experiments/results/until_proved/reduced
     python experiments/until_proved.py --table-only          # the table from the files there
 
-The table goes to stdout and to ``OUT/table.md``; the settings, the machine (platform,
-cores, load) and the date are in every cell's file.
+The table goes to stdout and to ``OUT/table.md``; the settings, the machine (CPU,
+cores, versions, load: experiments/provenance.py) and the date are in every cell's file.
 """
 
 from __future__ import annotations
@@ -36,7 +36,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import resource
 import subprocess
 import sys
@@ -142,12 +141,14 @@ def cell_path(out: str, spec: str, arch: str, seed: int) -> str:
 
 
 def machine() -> dict[str, Any]:
-    import torch
+    """The tables' provenance (experiments/provenance.py) and the load average, which
+    this table's CPU-time budgets depend on."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    if here not in sys.path:  # the tests load this file by path
+        sys.path.insert(0, here)
+    from provenance import provenance
 
-    return {"platform": platform.platform(), "processor": platform.processor(),
-            "cores": os.cpu_count(), "load": [round(x, 2) for x in os.getloadavg()],
-            "python": platform.python_version(), "torch": torch.__version__,
-            "date": time.strftime("%Y-%m-%d %H:%M:%S %z")}
+    return {**provenance(), "load": [round(x, 2) for x in os.getloadavg()]}
 
 
 def run_seed(job: dict[str, Any]) -> None:
