@@ -72,7 +72,7 @@ def main() -> None:
     name = "r2_parity_probe" if (args.steps, args.hidden) == (3000, 16) else (
         f"r2_parity_probe_h{args.hidden}_s{args.steps}"
         + (f"_v{args.validate_length}" if args.validate_every else ""))
-    save(name, rows)
+    save(name, {"args": vars(args), "rows": rows})  # with the budget, machine and date
 
 
 if __name__ == "__main__":
