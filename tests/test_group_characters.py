@@ -166,16 +166,18 @@ def test_the_certificate_lists_the_channel_product_past_the_count_limit(tmp_path
     # (computed from gcds, as in test_commutative_algebra): that method stops at its
     # limit, and the channel product (10 pairs: |Z_10|) is listed instead.
     from fsmnet.proofs.certificate import check_against_network
-    from fsmnet.proofs.count_certificate import MAX_COUNT_TYPES
+    from fsmnet.proofs.count_certificate import MAX_COUNT_TYPES, prove_counts
 
     assert math.prod(10 // math.gcd(a, 10) for a in range(10)) > MAX_COUNT_TYPES
     m = task_automaton("modadd:10").minimal()
     net = fsmnet.compile(m, "bilinear-r2")
+    counted = prove_counts(net, m)
+    assert counted.status == "unknown" and "exceed the limit" in counted.explanation
     path, cert = tmp_path / "net.safetensors", tmp_path / "c.json"
     net.save(path)
     result = verify(m, net, certificate=str(cert), network_path=str(path))
     assert result.verdict == "proved"  # the exact product closed
-    assert "exceed the limit" in result.details["count_abstraction"]
+    assert result.details["channel_product"].startswith("channel product: 10 pairs")
     assert "certificate_error" not in result.details
     summary = check_against_network(json.loads(cert.read_text()), str(path))
     assert summary.startswith("valid: 10 pairs, 10 channel states")

@@ -213,13 +213,49 @@ def default_max_states(net: Network) -> int:
     return max(DEFAULT_MAX_STATES, min(2 * recorded, RECORDED_STATES_CAP))
 
 
+def _channel_product(net: Network, automaton: Automaton, result: Any,
+                     details: dict[str, Any], certificate: str,
+                     network_path: str | None) -> None:
+    """The closed product of diagonal channels (roots of unity), listed with at most a
+    few times the pairs the exact exploration closed with: a decaying channel never
+    repeats, so the listing gives up at once there."""
+    from fsmnet.proofs.certificate import write_certificate
+    from fsmnet.proofs.channel_product import channel_product_certificate
+
+    listed, note = channel_product_certificate(net, automaton, network_path=network_path,
+                                               max_pairs=2 * len(result.pairs) + 16)
+    details["channel_product"] = note
+    if listed is not None:
+        write_certificate(listed, certificate)
+        details["certificate"] = certificate
+
+
+def _count_abstraction(net: Network, automaton: Automaton, result: Any,
+                       details: dict[str, Any], certificate: str,
+                       network_path: str | None) -> None:
+    from fsmnet.proofs.count_certificate import prove_and_certify
+
+    prove_and_certify(net, automaton, details, certificate=certificate,
+                      network_path=network_path)
+
+
+# Where a closed product's exact weights have no rational model (cyclotomic entries:
+# irrational rotations), the certificates tried in turn, cheapest first: (the proof a
+# record must list, writer).  The channel product takes milliseconds where every
+# multiplier is a root of unity; the count abstraction also covers decaying channels.
+_IRRATIONAL_CERTIFICATES = (
+    ("exact-product", _channel_product),
+    ("count-abstraction", _count_abstraction),
+)
+
+
 def write_product_certificate(net: Network, automaton: Automaton, result: Any,
                               details: dict[str, Any], certificate: str,
                               network_path: str | None) -> None:
     """Write the certificate of a closed exact product, recording it (or why there is
     none) in ``details``.  A network whose exact weights the product certificate cannot
-    state (cyclotomic entries: irrational rotations) gets the count-abstraction
-    certificate instead where its architecture has one."""
+    state (cyclotomic entries: irrational rotations) gets a ``channel-product`` or a
+    ``count-abstraction`` certificate instead where its architecture has one."""
     from fsmnet import archs
     from fsmnet.proofs.certificate import build_certificate, write_certificate
 
@@ -228,21 +264,12 @@ def write_product_certificate(net: Network, automaton: Automaton, result: Any,
     except (FsmnetError, TypeError) as exc:
         # The proof stands; only its portable form is missing.
         details["certificate_error"] = f"no certificate for {net.arch}: {exc}"
-        if "count-abstraction" in archs.get(net.arch).proofs:
-            from fsmnet.proofs.count_certificate import prove_and_certify
-
-            prove_and_certify(net, automaton, details, certificate=certificate,
-                              network_path=network_path)
-        if "certificate" not in details:  # roots of unity: list the channel product
-            from fsmnet.proofs.channel_product import channel_product_certificate
-
-            listed, note = channel_product_certificate(net, automaton,
-                                                       network_path=network_path)
-            details["channel_product"] = note
-            if listed is not None:
-                write_certificate(listed, certificate)
-                details.pop("certificate_error", None)
-                details["certificate"] = certificate
+        proofs = archs.get(net.arch).proofs
+        for needs, write in _IRRATIONAL_CERTIFICATES:
+            if needs in proofs and "certificate" not in details:
+                write(net, automaton, result, details, certificate, network_path)
+        if "certificate" in details:
+            details.pop("certificate_error", None)
         return
     write_certificate(cert, certificate)
     details["certificate"] = certificate
